@@ -1,0 +1,49 @@
+import AudioCore
+
+/// The result of one write to a device, as a value (no Swift error is thrown on the real-time path).
+public enum SinkWriteResult: Equatable, Sendable {
+    /// This many frames were accepted (may be fewer than offered).
+    case written(Int)
+    /// An underrun or a suspend happened and the device was recovered in place; nothing was written.
+    case recovered
+    /// The device is gone (a USB DAC pulled out); close it and retry opening later.
+    case deviceLost
+    /// Another error (negative errno); treat like a lost device.
+    case failed(Int32)
+}
+
+/// Why a device could not be opened.
+public struct SinkOpenError: Error, Sendable, CustomStringConvertible {
+    public var device: String
+    public var reason: String
+    public init(device: String, reason: String) {
+        self.device = device
+        self.reason = reason
+    }
+    public var description: String { "cannot open audio device \(device): \(reason)" }
+}
+
+/// A PCM output device.
+///
+/// Threads: every method is called by the output thread only (one owner); `open` and `close` may allocate and do I/O,
+/// `write`, `pause`, `drop` and `delayFrames` must not allocate or lock. `write` blocks at most about one period.
+public protocol AudioSink: AnyObject {
+    /// A human-readable name ("ALSA default", "paced null output").
+    var name: String { get }
+    /// Opens the device for `requested`; returns the format actually in use (the caller converts to it).
+    func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat
+    func close()
+    var isOpen: Bool { get }
+    /// Writes `frames` frames from `buffer`.
+    func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult
+    /// Pauses or resumes in place; false when the device cannot (the caller drops instead).
+    func pause(_ on: Bool) -> Bool
+    /// Discards everything buffered, at once, and makes the device ready for new data.
+    func drop()
+    /// Blocks until everything written has been played.
+    func drain()
+    /// Frames written but not yet heard.
+    var delayFrames: Int { get }
+    /// Period size in frames chosen at open.
+    var periodFrames: Int { get }
+}

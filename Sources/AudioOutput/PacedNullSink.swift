@@ -1,0 +1,91 @@
+import AudioCore
+import Glibc
+
+/// A device that plays nothing in real time: it behaves like a sound card with a `periods × periodFrames` buffer
+/// drained by the monotonic clock, so pacing, delay, pause and drop act as on hardware. Used where the machine has no
+/// sound card (`--output null`) and by benchmarks.
+///
+/// Threads: the output thread only.
+public final class PacedNullSink: AudioSink {
+    public let name = "paced null output (audio is discarded in real time)"
+    private var rate = 44_100
+    private var bufferFrames = 0
+    public private(set) var periodFrames = 0
+    private var buffered = 0.0          // frames in the simulated buffer at `stamp`
+    private var stamp = 0.0             // seconds, monotonic
+    private var paused = false
+    public private(set) var isOpen = false
+    /// Total frames accepted since open (for tests and benchmarks).
+    public private(set) var framesAccepted = 0
+
+    public init() {}
+
+    public func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat {
+        rate = requested.sampleRate
+        self.periodFrames = periodFrames
+        bufferFrames = periodFrames * periods
+        buffered = 0
+        stamp = Self.now()
+        paused = false
+        isOpen = true
+        return requested
+    }
+
+    public func close() { isOpen = false }
+
+    public func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult {
+        advance()
+        var space = Double(bufferFrames) - buffered
+        if space < Double(min(frames, periodFrames)) && !paused {
+            let wait = (Double(min(frames, periodFrames)) - space) / Double(rate)
+            Self.sleep(seconds: wait)
+            advance()
+            space = Double(bufferFrames) - buffered
+        }
+        let accepted = max(0, min(frames, Int(space)))
+        buffered += Double(accepted)
+        framesAccepted += accepted
+        return .written(accepted)
+    }
+
+    public func pause(_ on: Bool) -> Bool {
+        advance()
+        paused = on
+        return true
+    }
+
+    public func drop() {
+        buffered = 0
+        stamp = Self.now()
+    }
+
+    public func drain() {
+        advance()
+        Self.sleep(seconds: buffered / Double(rate))
+        buffered = 0
+    }
+
+    public var delayFrames: Int {
+        advance()
+        return Int(buffered)
+    }
+
+    private func advance() {
+        let now = Self.now()
+        if !paused { buffered = max(0, buffered - (now - stamp) * Double(rate)) }
+        stamp = now
+    }
+
+    private static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    private static func sleep(seconds: Double) {
+        guard seconds > 0 else { return }
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
+    }
+}

@@ -1,0 +1,49 @@
+/// Chooses and opens the decoder for a file by sniffing its first bytes; the file extension is never trusted.
+///
+/// Stateless; callable from any thread, though the decoder it returns belongs to the decoder thread.
+public enum DecoderRegistry {
+    /// One supported format: its name, the extensions a library scan should pick up, how to recognise its content
+    /// and how to open it.
+    struct Plugin: Sendable {
+        let name: String
+        let extensions: [String]
+        let sniff: @Sendable (FileProbe) -> Bool
+        let open: @Sendable (String) throws(DecoderError) -> any AudioDecoder
+    }
+
+    /// The plugin list, tried in order.
+    static let plugins: [Plugin] = [
+        Plugin(name: "FLAC", extensions: ["flac", "fla"], sniff: { $0.isFLAC },
+               open: { (path) throws(DecoderError) in try FLACDecoder(path: path) }),
+        Plugin(name: "Ogg Vorbis", extensions: ["ogg", "oga"], sniff: { $0.isOggVorbis },
+               open: { (path) throws(DecoderError) in try VorbisDecoder(path: path) }),
+        Plugin(name: "WAV", extensions: ["wav", "wave"], sniff: { $0.isWAV },
+               open: { (path) throws(DecoderError) in try WAVDecoder(path: path) }),
+    ]
+
+    /// Lower-case file extensions (without the dot) worth offering to `open` when scanning a music library.
+    public static let supportedExtensions: [String] = plugins.flatMap(\.extensions)
+
+    /// Human-readable names of the supported formats, in sniffing order.
+    public static let decoderNames: [String] = plugins.map(\.name)
+
+    /// Opens `path` with the decoder its content calls for.
+    ///
+    /// Missing or unreadable → `.unreadable`; zero length → `.corrupt("empty file")`; content no plugin recognises
+    /// (including Ogg that is not Vorbis) → `.unsupported`; the chosen decoder's own errors otherwise.
+    public static func open(path: String) throws(DecoderError) -> any AudioDecoder {
+        let probe = try FileProbe(path: path)
+        return try plugin(for: probe).open(path)
+    }
+
+    /// The name of the format `path` holds, without opening a decoder (same errors as `open`).
+    public static func formatName(path: String) throws(DecoderError) -> String {
+        try plugin(for: FileProbe(path: path)).name
+    }
+
+    static func plugin(for probe: FileProbe) throws(DecoderError) -> Plugin {
+        if let plugin = plugins.first(where: { $0.sniff(probe) }) { return plugin }
+        if probe.isOgg { throw .unsupported(path: probe.path, reason: "the Ogg stream is not Vorbis") }
+        throw .unsupported(path: probe.path, reason: "not FLAC, Ogg Vorbis or WAV content")
+    }
+}

@@ -1,0 +1,44 @@
+/// ReplayGain values from a file's tags (gains in dB, peaks as linear amplitude, 1.0 = full scale).
+public struct ReplayGainInfo: Sendable, Hashable {
+    public var trackGain: Double?
+    public var trackPeak: Double?
+    public var albumGain: Double?
+    public var albumPeak: Double?
+
+    public init(trackGain: Double? = nil, trackPeak: Double? = nil, albumGain: Double? = nil, albumPeak: Double? = nil) {
+        self.trackGain = trackGain
+        self.trackPeak = trackPeak
+        self.albumGain = albumGain
+        self.albumPeak = albumPeak
+    }
+
+    public var isEmpty: Bool { trackGain == nil && albumGain == nil }
+}
+
+/// The metadata of one file, read without decoding its audio. Strings are valid UTF-8 (invalid bytes replaced).
+public struct TrackTags: Sendable, Hashable {
+    public var title: String?
+    public var artist: String?
+    public var albumArtist: String?
+    public var album: String?
+    public var trackNumber: Int?
+    public var discNumber: Int?
+    public var date: String?
+    public var genre: String?
+    public var composer: String?
+    public var bpm: Double?
+    public var replayGain = ReplayGainInfo()
+    /// Length in seconds when known.
+    public var duration: Double?
+    /// "flac", "vorbis" or "wav".
+    public var codec: String = ""
+    public var sampleRate: Int = 0
+    public var channels: Int = 0
+    public var bitsPerSample: Int = 0
+    /// FLAC's STREAMINFO MD5 of the decoded audio as 32 hex digits, when the file has one (all zero means absent).
+    public var audioMD5: String?
+    /// Size in bytes of the first embedded picture, when present (cover art is noted, never kept in memory).
+    public var embeddedPictureBytes: Int?
+
+    public init() {}
+}

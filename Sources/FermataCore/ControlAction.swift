@@ -1,0 +1,64 @@
+/// Everything a front end (protocol handler, button, CLI) can ask the player to do.
+public enum ControlAction: Sendable, Hashable {
+    case play
+    case playEntry(EntryID)
+    case pause
+    case resume
+    case togglePause
+    case stop
+    case next
+    case previous
+    /// Seek within the current track to an absolute time in seconds.
+    case seek(seconds: Double)
+    /// Seek relative to the heard position (hold-repeat buttons).
+    case seekBy(seconds: Double)
+    case setVolume(Int)
+    case changeVolume(by: Int)
+    case setRepeat(RepeatMode)
+    case setSingle(Bool)
+    case setReplayGain(ReplayGainMode)
+    /// Set A at the heard position.
+    case loopSetA
+    /// Set B at the heard position (A must be set and earlier).
+    case loopSetB
+    /// The one-button cycle: first press sets A, second sets B, a third clears.
+    case loopCycle
+    case loopClear
+    /// Moves one end of the loop by a signed number of milliseconds.
+    case loopNudge(LoopEndpoint, milliseconds: Int)
+    /// Sets the region directly, in seconds of the current track; `repeatCount` limits the jumps back (nil: for ever).
+    case setLoop(startSeconds: Double, endSeconds: Double, repeatCount: Int? = nil)
+}
+
+/// A snapshot of the player for status displays, the protocol and tests.
+public struct PlayerStatus: Sendable, Hashable {
+    public var state: PlayState = .stopped
+    public var entryID: EntryID?
+    public var path: String?
+    /// Position as heard (the output buffer's delay accounted for), in seconds.
+    public var elapsed: Double = 0
+    /// The same, in source frames of the current track.
+    public var elapsedFrames: Int64 = 0
+    public var duration: Double?
+    public var sourceSampleRate: Int = 0
+    public var volume: Int = 100
+    public var repeatMode: RepeatMode = .off
+    public var single = false
+    public var loop: LoopRegion?
+    /// A pending A point while the one-button loop cycle waits for B.
+    public var loopPendingA: Int64?
+    public var replayGain: ReplayGainMode = .off
+    /// The device format, e.g. "44100 Hz 16-bit 2ch", when the device is open.
+    public var outputFormat: String?
+    /// The last problem worth showing (a file that would not play, a missing device), or nil.
+    public var lastError: String?
+
+    public init() {}
+}
+
+/// The one way to drive a player: the MPD handlers, the GPIO keymap, the CLI and the daemon all call only this.
+/// Implementations are actors or otherwise thread-safe; callers may be on any task.
+public protocol PlayerControl: Sendable {
+    func perform(_ action: ControlAction) async throws
+    func status() async -> PlayerStatus
+}

@@ -1,0 +1,66 @@
+/// A queue entry's stable identity. Unique within one queue for the life of the daemon (and across restarts once
+/// persisted).
+public typealias EntryID = Int64
+
+/// What the engine needs to play one queue entry: which file, under which entry id, with which ReplayGain.
+public struct PlayableItem: Sendable, Hashable {
+    public var entryID: EntryID
+    public var path: String
+    /// Linear gain from ReplayGain (1 = none), already limited so the tagged peak does not clip.
+    public var replayGain: Double
+
+    public init(entryID: EntryID, path: String, replayGain: Double = 1) {
+        self.entryID = entryID
+        self.path = path
+        self.replayGain = replayGain
+    }
+}
+
+/// An A–B loop inside one track, in source frames (`start` inclusive, `end` exclusive).
+public struct LoopRegion: Sendable, Hashable, CustomStringConvertible {
+    public var start: Int64
+    public var end: Int64
+    /// How many times to jump back from B to A before playing on (nil: for ever).
+    public var repeatCount: Int?
+
+    public init(start: Int64, end: Int64, repeatCount: Int? = nil) {
+        self.start = start
+        self.end = end
+        self.repeatCount = repeatCount
+    }
+
+    public var length: Int64 { end - start }
+    public var description: String { "\(start)..<\(end)" }
+}
+
+/// Which end of a loop region an action refers to.
+public enum LoopEndpoint: String, Sendable, Hashable {
+    case a
+    case b
+}
+
+/// Transport state as the listener hears it.
+public enum PlayState: String, Sendable, Hashable {
+    case stopped
+    case playing
+    case paused
+}
+
+/// What happens at the end of a track.
+public enum RepeatMode: String, Sendable, Hashable, CaseIterable {
+    /// Play to the end of the queue, then stop.
+    case off
+    /// Repeat the current track forever.
+    case track
+    /// Cycle the whole queue forever (the set list).
+    case queue
+}
+
+/// Which ReplayGain value to apply.
+public enum ReplayGainMode: String, Sendable, Hashable, CaseIterable {
+    case off
+    case track
+    case album
+    /// Album gain when the queue plays an album in order, else track gain (MPD's "auto").
+    case auto
+}

@@ -1,0 +1,133 @@
+import AudioCore
+import AudioOutput
+import FermataCore
+import Synchronization
+
+/// The playing core: a decoder thread and an output thread joined by a lock-free ring. Actions go in through these
+/// methods; the heard position comes out through `position()`, and events through `events`.
+///
+/// Threads: every method may be called from any thread or task (commands are queued to the decoder thread, transport
+/// requests are atomics read by the output thread). Call `shutdown()` before releasing it.
+public final class PlaybackEngine: Sendable {
+    public let config: EngineConfig
+    public let events: AsyncStream<EngineEvent>
+    let shared: EngineShared
+    private let decodeLoop: DecodeLoop
+    private let threads: Threads
+    private let eventsContinuation: AsyncStream<EngineEvent>.Continuation
+
+    private final class Threads: @unchecked Sendable {
+        let output = AudioThread()
+        let decoder = AudioThread()
+        let monitor = AudioThread()
+        let outputLoop: OutputLoop
+        init(outputLoop: OutputLoop) { self.outputLoop = outputLoop }
+    }
+
+    /// Starts the threads. `sink` is handed to the output thread, which owns it from now on.
+    public init(sink: sending any AudioSink, config: EngineConfig = EngineConfig()) {
+        self.config = config
+        let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
+        events = stream
+        eventsContinuation = continuation
+        shared = EngineShared(ringBytes: config.ringBytes)
+        decodeLoop = DecodeLoop(shared: shared, config: config, events: continuation)
+        threads = Threads(outputLoop: OutputLoop(shared: shared, sink: sink, config: config))
+        let threads = threads
+        let decodeLoop = decodeLoop
+        let shared = shared
+        threads.output.start(name: "fermata-output", realtimePriority: config.realtimePriority) {
+            threads.outputLoop.run()
+        }
+        threads.decoder.start(name: "fermata-decode") { decodeLoop.run() }
+        threads.monitor.start(name: "fermata-events") {
+            while !shared.shutdown.load(ordering: .acquiring) {
+                shared.monitorBell.wait()
+                while let event = shared.events.pop() { continuation.yield(Self.translate(event)) }
+            }
+        }
+    }
+
+    /// How the output thread's scheduling request went (for the log).
+    public var schedulingNote: String { threads.output.schedulingNote }
+
+    // MARK: actions
+
+    /// Plays `item` from `frame`, discarding what the device holds (start, skip, seek).
+    public func start(_ item: PlayableItem, atFrame frame: Int64 = 0) { decodeLoop.send(.start(item, frame: frame)) }
+    /// Says what plays after `entry` (nil: the stream ends after it).
+    public func setUpcoming(after entry: EntryID, _ item: PlayableItem?) {
+        decodeLoop.send(.setUpcoming(after: entry, item))
+    }
+    /// Sets or clears the A–B loop of `entry`; takes effect on the next pass.
+    public func setLoop(entry: EntryID, _ region: LoopRegion?) { decodeLoop.send(.setLoop(entry: entry, region)) }
+    /// Stops and closes the device.
+    public func stop() { decodeLoop.send(.stop) }
+
+    public func setPaused(_ paused: Bool) {
+        shared.pauseRequested.store(paused, ordering: .releasing)
+        shared.outputBell.ring()
+    }
+
+    /// Linear output gain (1 = unity, bit-exact); ramped by the output thread.
+    public func setGain(_ gain: Double) {
+        shared.volumeGain = max(0, min(1, gain))
+        shared.outputBell.ring()
+    }
+
+    // MARK: observation
+
+    /// What the listener hears now.
+    public func position() -> EnginePosition {
+        let heard = shared.heard()
+        let state: PlayState = switch heard.state {
+        case .closed: .stopped
+        case .paused: .paused
+        case .running: .playing
+        case .waitingForDevice: isPauseRequested ? .paused : .playing
+        }
+        return EnginePosition(state: state, entryID: heard.entryID, sourceFrame: heard.sourceFrame,
+                              sourceRate: heard.sourceRate, deviceFormat: heard.device,
+                              waitingForDevice: heard.state == .waitingForDevice)
+    }
+
+    /// Whether a pause has been asked for (the output thread may take up to one period to act on it).
+    public var isPauseRequested: Bool { shared.pauseRequested.load(ordering: .relaxed) }
+
+    /// Frames handed to the device since start (benchmarks).
+    public var framesWritten: Int { shared.framesWritten.load(ordering: .relaxed) }
+
+    /// Stops the threads and closes the device.
+    public func shutdown() {
+        guard !shared.shutdown.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        shared.outputBell.ring()
+        shared.decoderBell.ring()
+        shared.monitorBell.ring()
+        threads.decoder.join()
+        threads.output.join()
+        threads.monitor.join()
+        eventsContinuation.finish()
+    }
+
+    private static func translate(_ event: OutputEvent) -> EngineEvent {
+        switch event.kind {
+        case .trackAudible: .trackAudible(event.entryID)
+        case .ended: .ended
+        case .deviceLost: .deviceLost
+        case .deviceRestored: .deviceRestored
+        case .underrun: .underrun
+        }
+    }
+}
+
+/// The engine's view of what is heard now.
+public struct EnginePosition: Sendable, Equatable {
+    public var state: PlayState
+    public var entryID: EntryID?
+    public var sourceFrame: Int64
+    public var sourceRate: Int
+    public var deviceFormat: AudioFormat?
+    public var waitingForDevice: Bool
+
+    public var seconds: Double { sourceRate > 0 ? Double(sourceFrame) / Double(sourceRate) : 0 }
+}

@@ -1,0 +1,162 @@
+import AudioCore
+import FermataCore
+
+/// The player's answers to each `ControlAction`.
+extension Player {
+    /// Errors an action can raise for the front end to report.
+    public enum ActionError: Error, Equatable, CustomStringConvertible {
+        case emptyQueue
+        case noSuchEntry(EntryID)
+        case notPlaying
+        case loopNeedsA
+        case loopBBeforeA
+        case invalidValue(String)
+
+        public var description: String {
+            switch self {
+            case .emptyQueue: "the queue is empty"
+            case let .noSuchEntry(id): "no queue entry with id \(id)"
+            case .notPlaying: "nothing is playing"
+            case .loopNeedsA: "set loop point A first"
+            case .loopBBeforeA: "loop point B must come after A"
+            case let .invalidValue(what): "invalid value: \(what)"
+            }
+        }
+    }
+
+    public func perform(_ action: ControlAction) async throws {
+        switch action {
+        case .play:
+            if !stopped { engine.setPaused(false); return }
+            guard let entry = current.flatMap(queue.entry(id:)) ?? queue.entries.first else { throw ActionError.emptyQueue }
+            engine.setPaused(false)
+            begin(entry)
+        case let .playEntry(id):
+            guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
+            engine.setPaused(false)
+            begin(entry)
+        case .pause: engine.setPaused(true)
+        case .resume: engine.setPaused(false)
+        case .togglePause: engine.setPaused(!engine.isPauseRequested)
+        case .stop:
+            engine.stop()
+            markStopped()
+        case .next: try skip(forward: true)
+        case .previous: try skip(forward: false)
+        case let .seek(seconds): try seek(to: seconds)
+        case let .seekBy(delta): try seek(to: engine.position().seconds + delta)
+        case let .setVolume(value): setVolume(value)
+        case let .changeVolume(delta): setVolume(volume + delta)
+        case let .setRepeat(mode): repeatMode = mode; refreshUpcoming()
+        case let .setSingle(on): single = on; refreshUpcoming()
+        case let .setReplayGain(mode): replayGainMode = mode
+        case .loopSetA: try setLoopA()
+        case .loopSetB: try setLoopB()
+        case .loopCycle:
+            if loop != nil { clearLoop() } else if loopPendingA != nil { try setLoopB() } else { try setLoopA() }
+        case .loopClear: clearLoop()
+        case let .loopNudge(endpoint, ms): try nudgeLoop(endpoint, milliseconds: ms)
+        case let .setLoop(start, end, count):
+            let heard = try heardTrack()
+            let rate = Double(heard.rate)
+            try applyLoop(entry: heard.entry, LoopRegion(start: Int64(start * rate), end: Int64(end * rate),
+                                                         repeatCount: count))
+        }
+    }
+
+    private func setVolume(_ value: Int) {
+        volume = max(0, min(100, value))
+        engine.setGain(VolumeCurve.gain(forVolume: volume))
+    }
+
+    private func skip(forward: Bool) throws {
+        guard let from = current else { throw ActionError.notPlaying }
+        let position = engine.position()
+        if !forward && position.seconds > 3 && !stopped {
+            try seek(to: 0)
+            return
+        }
+        let wrap = repeatMode == .queue
+        guard let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap) else {
+            if forward { engine.stop(); markStopped() }
+            return
+        }
+        begin(target)
+    }
+
+    private func seek(to seconds: Double) throws {
+        let heard = try heardTrack()
+        guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
+        stopped = false
+        engine.start(item(entry), atFrame: Int64(max(0, seconds) * Double(heard.rate)))
+    }
+
+    /// The entry heard now and its source rate.
+    private func heardTrack() throws -> (entry: EntryID, rate: Int, frame: Int64) {
+        let position = engine.position()
+        guard !stopped, let entry = position.entryID ?? current, position.sourceRate > 0 else {
+            throw ActionError.notPlaying
+        }
+        return (entry, position.sourceRate, position.sourceFrame)
+    }
+
+    private func setLoopA() throws {
+        let heard = try heardTrack()
+        if let existing = loop, existing.entry == heard.entry, heard.frame < existing.region.end {
+            try applyLoop(entry: heard.entry, LoopRegion(start: heard.frame, end: existing.region.end))
+        } else {
+            clearLoop()
+            loopPendingA = (heard.entry, heard.frame)
+        }
+    }
+
+    private func setLoopB() throws {
+        let heard = try heardTrack()
+        let start: Int64
+        if let pending = loopPendingA, pending.entry == heard.entry {
+            start = pending.frame
+        } else if let existing = loop, existing.entry == heard.entry {
+            start = existing.region.start
+        } else {
+            throw ActionError.loopNeedsA
+        }
+        guard heard.frame > start else { throw ActionError.loopBBeforeA }
+        try applyLoop(entry: heard.entry, LoopRegion(start: start, end: heard.frame))
+    }
+
+    private func nudgeLoop(_ endpoint: LoopEndpoint, milliseconds: Int) throws {
+        guard var current = loop else { throw ActionError.loopNeedsA }
+        let rate = Int64(max(1, engine.position().sourceRate))
+        let delta = Int64(milliseconds) * rate / 1000
+        switch endpoint {
+        case .a: current.region.start = max(0, current.region.start + delta)
+        case .b: current.region.end += delta
+        }
+        try applyLoop(entry: current.entry, current.region)
+    }
+
+    /// Sets the loop of `entry` before or during playback (frames of that entry's source).
+    public func setLoop(entry: EntryID, _ region: LoopRegion) throws {
+        guard queue.entry(id: entry) != nil else { throw ActionError.noSuchEntry(entry) }
+        try applyLoop(entry: entry, region)
+    }
+
+    func applyLoop(entry: EntryID, _ region: LoopRegion) throws {
+        guard region.start >= 0, region.end > region.start else { throw ActionError.loopBBeforeA }
+        loop = (entry, region)
+        loopPendingA = nil
+        engine.setLoop(entry: entry, region)
+    }
+
+    private func clearLoop() {
+        if let existing = loop { engine.setLoop(entry: existing.entry, nil) }
+        loop = nil
+        loopPendingA = nil
+    }
+
+    /// Tells the engine again what follows the entry being decoded (after a mode change).
+    private func refreshUpcoming() {
+        guard let entry = current else { return }
+        engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
+    }
+}

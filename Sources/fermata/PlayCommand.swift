@@ -1,0 +1,152 @@
+import ArgumentParser
+import AudioCore
+import AudioOutput
+import Decoders
+import FermataCore
+import Foundation
+import Logging
+import Player
+
+/// `fermata play FILE...`: plays files through the engine without a daemon (gapless, loops, all transport features).
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play audio files gaplessly, without the daemon.",
+        discussion: """
+        OUTPUT is `auto` (ALSA `default`, or the paced null output when no sound card opens), `null`, \
+        `file:PATH` (raw PCM capture through ALSA's file plugin) or an ALSA PCM name such as \
+        `plughw:CARD=sndrpihifiberry,DEV=0`.
+        """
+    )
+
+    @Option(name: .shortAndLong, help: "Where audio goes: auto, null, file:PATH or an ALSA PCM name.")
+    var output = "auto"
+    @Option(help: "fixed (keep the device at the first track's format and convert), follow, or RATE:s16|s24|s32|f32:CH.")
+    var format = "fixed"
+    @Option(help: "With --format follow: milliseconds to wait after reopening the device.")
+    var settleMs = 0
+    @Option(help: "Output period in milliseconds.")
+    var periodMs = 5
+    @Option(help: "Periods in the device buffer.")
+    var periods = 4
+    @Option(help: "off, track or queue.")
+    var `repeat` = "off"
+    @Option(help: "Volume 0-100 (100 is bit-exact).")
+    var volume = 100
+    @Option(help: "ReplayGain: off, track or album.")
+    var replayGain = "off"
+    @Option(help: "A-B loop in seconds of the first track, as A:B.")
+    var loop: String?
+    @Option(help: "Loop passes before playing on (default: for ever).")
+    var loopRepeat: Int?
+    @Option(help: "Crossfade at the loop seam in milliseconds (0 = hard cut).")
+    var crossfadeMs = 5
+    @Option(help: "Start the first track at this many seconds.")
+    var start: Double = 0
+    @Flag(name: .shortAndLong, help: "Print nothing but errors.")
+    var quiet = false
+    @Argument(help: "Audio files (FLAC, Ogg Vorbis, WAV).")
+    var files: [String]
+
+    func validate() throws {
+        if files.isEmpty { throw ValidationError("give at least one file") }
+        if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
+        if RepeatMode(rawValue: `repeat`) == nil { throw ValidationError("--repeat must be off, track or queue") }
+        if ReplayGainMode(rawValue: replayGain) == nil { throw ValidationError("--replay-gain must be off, track, album") }
+        _ = try formatPolicy()
+        _ = try loopSeconds()
+    }
+
+    func run() async throws {
+        LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+        var logger = Logger(label: "fermata.play")
+        logger.logLevel = quiet ? .error : .info
+        let spec = chooseOutput(logger: logger)
+        var config = EngineConfig()
+        config.formatPolicy = try formatPolicy()
+        config.periodMilliseconds = periodMs
+        config.periods = periods
+        config.loopCrossfadeMilliseconds = crossfadeMs
+        let engine = PlaybackEngine(sink: spec.makeSink(), config: config)
+        logger.info("audio goes to \(spec.destination); output thread: \(engine.schedulingNote)")
+        let player = Player(engine: engine, logger: logger)
+        let events = Task { await player.run() }
+        let ids = await player.add(paths: files)
+        try await player.perform(.setRepeat(RepeatMode(rawValue: `repeat`)!))
+        try await player.perform(.setReplayGain(ReplayGainMode(rawValue: replayGain)!))
+        try await player.perform(.setVolume(volume))
+        if let (a, b) = try loopSeconds() { try await applyLoop(player, entry: ids[0], a, b, logger: logger) }
+        try await player.perform(.playEntry(ids[0]))
+        if start > 0 { try await player.perform(.seek(seconds: start)) }
+        let progress = Task { await report(player, logger: logger) }
+        let interrupt = interruptHandler { Task { try? await player.perform(.stop) } }
+        await player.waitUntilStopped()
+        progress.cancel()
+        interrupt.cancel()
+        engine.shutdown()
+        _ = await events.value
+        if let error = await player.status().lastError, !quiet { logger.notice("last problem: \(error)") }
+    }
+
+    private func applyLoop(_ player: Player, entry: EntryID, _ a: Double, _ b: Double, logger: Logger) async throws {
+        let rate = Double((try? TagReader.read(path: files[0]))?.sampleRate ?? 0)
+        guard rate > 0 else { throw ValidationError("cannot read the sample rate of \(files[0]) for --loop") }
+        try await player.setLoop(entry: entry, LoopRegion(start: Int64(a * rate), end: Int64(b * rate),
+                                                          repeatCount: loopRepeat))
+        logger.info("looping \(a)s–\(b)s\(loopRepeat.map { " \($0) times" } ?? "")")
+    }
+
+    private func report(_ player: Player, logger: Logger) async {
+        var last: EntryID?
+        while !Task.isCancelled {
+            let status = await player.status()
+            if status.entryID != last, let entry = status.entryID, status.state != .stopped {
+                last = entry
+                logger.info("playing \(status.path ?? "?") → \(status.outputFormat ?? "opening device")")
+            }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private func chooseOutput(logger: Logger) -> OutputSpec {
+        guard output == "auto" else { return OutputSpec(parsing: output) }
+        if let reason = OutputSpec.probeALSA(device: "default") {
+            logger.notice("no usable sound card (ALSA default: \(reason))")
+            return .null
+        }
+        return .alsa(device: "default")
+    }
+
+    private func formatPolicy() throws -> FormatPolicy {
+        switch format {
+        case "fixed": return .fixed(nil)
+        case "follow": return .follow(settleMilliseconds: settleMs)
+        default:
+            guard let fixed = AudioFormat(spec: format) else {
+                throw ValidationError("--format must be fixed, follow or RATE:ENCODING:CHANNELS (e.g. 48000:s32:2)")
+            }
+            return .fixed(fixed)
+        }
+    }
+
+    private func loopSeconds() throws -> (Double, Double)? {
+        guard let loop else { return nil }
+        let parts = loop.split(separator: ":").compactMap { Double($0) }
+        guard parts.count == 2, parts[0] >= 0, parts[1] > parts[0] else {
+            throw ValidationError("--loop must be A:B in seconds with A < B")
+        }
+        return (parts[0], parts[1])
+    }
+}
+
+/// Runs `action` once on SIGINT or SIGTERM.
+func interruptHandler(_ action: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
+    signal(SIGINT, SIG_IGN)
+    signal(SIGTERM, SIG_IGN)
+    let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+    for source in sources {
+        source.setEventHandler(handler: action)
+        source.resume()
+    }
+    return sources[0]
+}

@@ -1,0 +1,83 @@
+import AudioCore
+import AudioOutput
+import FermataCore
+import Foundation
+import Player
+import TestSupport
+
+/// Plays files through the real engine into alsa-lib's `file` PCM (slave `null`) and returns the captured bytes.
+struct CaptureHarness {
+    let directory: TemporaryDirectory
+    var config = EngineConfig()
+
+    init() throws {
+        directory = try TemporaryDirectory(prefix: "fermata-capture")
+        config.realtimePriority = nil
+    }
+
+    /// Queues `files`, lets `prepare` act on the player (loops, modes), plays from the first entry until the stream
+    /// ends, and returns the raw capture (in the device format) plus the player for further questions.
+    func play(
+        _ files: [String], capture name: String = "capture.raw",
+        prepare: (Player, [EntryID]) async throws -> Void = { _, _ in }
+    ) async throws -> (bytes: [UInt8], player: Player) {
+        let path = directory.file(name)
+        let engine = PlaybackEngine(sink: OutputSpec.capture(path: path).makeSink(), config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        let ids = await player.add(paths: files)
+        try await prepare(player, ids)
+        try await player.perform(.playEntry(ids[0]))
+        try await withTimeout(seconds: 60) { await player.waitUntilStopped() }
+        engine.shutdown()
+        _ = await events.value
+        let data = FileManager.default.contents(atPath: path) ?? Data()
+        return ([UInt8](data), player)
+    }
+}
+
+struct TimedOut: Error {}
+
+/// Runs `body`, failing with `TimedOut` after `seconds` (a hung engine fails the test instead of hanging CI).
+func withTimeout(seconds: Double, _ body: @escaping @Sendable () async -> Void) async throws {
+    try await withThrowingTaskGroup(of: Bool.self) { group in
+        group.addTask { await body(); return true }
+        group.addTask { try await Task.sleep(for: .seconds(seconds)); return false }
+        let finished = try await group.next() ?? false
+        group.cancelAll()
+        if !finished { throw TimedOut() }
+    }
+}
+
+/// Little-endian 16-bit samples from raw bytes.
+func int16Samples(_ bytes: [UInt8]) -> [Int32] {
+    stride(from: 0, to: bytes.count - 1, by: 2).map { Int32(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8)) }
+}
+
+/// Little-endian 32-bit samples from raw bytes.
+func int32Samples(_ bytes: [UInt8]) -> [Int32] {
+    stride(from: 0, to: bytes.count - 3, by: 4).map {
+        Int32(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16
+              | UInt32(bytes[$0 + 3]) << 24)
+    }
+}
+
+/// The first index where two sample arrays differ, or nil (for readable failure messages).
+func firstDifference(_ a: [Int32], _ b: [Int32]) -> Int? {
+    if let index = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset { return index }
+    return a.count == b.count ? nil : min(a.count, b.count)
+}
+
+/// Writes `signal` (right-justified, interleaved) as FLAC files cut at the given frame offsets.
+func writeFLACPieces(
+    _ signal: [Int32], cuts: [Int], channels: Int, bits: Int, rate: Int, in dir: TemporaryDirectory, prefix: String
+) throws -> [String] {
+    let frames = signal.count / channels
+    let bounds = [0] + cuts + [frames]
+    return try (0..<(bounds.count - 1)).map { index in
+        let path = dir.file("\(prefix)-\(index).flac")
+        let piece = Array(signal[(bounds[index] * channels)..<(bounds[index + 1] * channels)])
+        try FLACFixture.write(path: path, samples: piece, channels: channels, bitsPerSample: bits, sampleRate: rate)
+        return path
+    }
+}

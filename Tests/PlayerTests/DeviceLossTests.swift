@@ -1,0 +1,55 @@
+import AudioCore
+import AudioOutput
+import FermataCore
+import Player
+import Testing
+import TestSupport
+
+/// A device that vanishes mid-track: the engine closes it, retries, and resumes at the same sample.
+@Suite struct DeviceLossTests {
+    @Test func resumesAtTheSamePositionWhenTheDeviceReturns() async throws {
+        let dir = try TemporaryDirectory()
+        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 31)
+        let path = dir.file("t.flac")
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        let sink = MemorySink(capacityBytes: 1 << 20, loseAfterFrames: 17_000, refusedOpens: 2)
+        var config = EngineConfig()
+        config.deviceRetryMilliseconds = 50
+        config.realtimePriority = nil
+        let engine = PlaybackEngine(sink: sink, config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        let ids = await player.add(paths: [path])
+        try await player.perform(.playEntry(ids[0]))
+        try await withTimeout(seconds: 30) { await player.waitUntilStopped() }
+        engine.shutdown()
+        _ = await events.value
+        #expect(sink.opens.load(ordering: .relaxed) == 2, "one open at start, one after the refusals")
+        #expect(firstDifference(int16Samples(sink.bytes()), signal) == nil, "nothing lost, nothing repeated")
+    }
+
+    @Test func absentDeviceAtStartIsWaitedFor() async throws {
+        let dir = try TemporaryDirectory()
+        let signal = TestSignal.sweep(frames: 10_000, channels: 2, bits: 16, seed: 32)
+        let path = dir.file("t.flac")
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        var config = EngineConfig()
+        config.deviceRetryMilliseconds = 20
+        config.realtimePriority = nil
+        // A device name alsa-lib cannot open: the engine keeps retrying and reports it.
+        let engine = PlaybackEngine(sink: ALSASink(device: "fermata_no_such_pcm"), config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        let ids = await player.add(paths: [path])
+        try await player.perform(.playEntry(ids[0]))
+        var waiting = false
+        for _ in 0..<200 where !waiting {
+            try await Task.sleep(for: .milliseconds(10))
+            waiting = engine.position().waitingForDevice
+        }
+        #expect(waiting)
+        #expect(await player.status().lastError == "waiting for the audio device")
+        engine.shutdown()
+        _ = await events.value
+    }
+}

@@ -1,0 +1,118 @@
+import AudioCore
+import AudioOutput
+import FermataCore
+import Foundation
+import Player
+import Testing
+import TestSupport
+
+/// Transport through the real engine on the paced null output (real-time pacing, no sound card).
+@Suite struct TransportTests {
+    struct Rig {
+        let dir: TemporaryDirectory
+        let engine: PlaybackEngine
+        let player: Player
+        let events: Task<Void, Never>
+        let ids: [EntryID]
+
+        init(seconds: [Double]) async throws {
+            dir = try TemporaryDirectory()
+            var paths: [String] = []
+            for (index, length) in seconds.enumerated() {
+                let path = dir.file("t\(index).flac")
+                let signal = TestSignal.sweep(frames: Int(length * 44_100), channels: 2, bits: 16, seed: UInt64(index + 1))
+                try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+                paths.append(path)
+            }
+            var config = EngineConfig()
+            config.realtimePriority = nil
+            engine = PlaybackEngine(sink: PacedNullSink(), config: config)
+            let player = Player(engine: engine)
+            self.player = player
+            events = Task { await player.run() }
+            ids = await player.add(paths: paths)
+        }
+
+        func finish() async {
+            engine.shutdown()
+            _ = await events.value
+        }
+
+        /// Polls until `condition` holds on the heard position (at most 3 s).
+        func until(_ condition: (EnginePosition) -> Bool) async throws -> EnginePosition {
+            for _ in 0..<300 {
+                let position = engine.position()
+                if condition(position) { return position }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            return engine.position()
+        }
+    }
+
+    @Test func pauseFreezesThePositionAndResumeContinues() async throws {
+        let rig = try await Rig(seconds: [4])
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.sourceFrame > 8_000 }
+        try await rig.player.perform(.pause)
+        let paused = try await rig.until { $0.state == .paused }
+        #expect(paused.state == .paused)
+        try await Task.sleep(for: .milliseconds(150))
+        #expect(rig.engine.position().sourceFrame == paused.sourceFrame)
+        try await rig.player.perform(.resume)
+        let moving = try await rig.until { $0.sourceFrame > paused.sourceFrame + 2_000 }
+        #expect(moving.state == .playing)
+        await rig.finish()
+    }
+
+    @Test func seekMovesWhatIsHeard() async throws {
+        let rig = try await Rig(seconds: [6])
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.sourceFrame > 0 }
+        try await rig.player.perform(.seek(seconds: 4))
+        let after = try await rig.until { $0.sourceFrame >= 4 * 44_100 }
+        #expect(after.sourceFrame >= 4 * 44_100 && after.sourceFrame < 4 * 44_100 + 44_100 / 2)
+        await rig.finish()
+    }
+
+    @Test func nextAndPreviousChangeTheHeardEntry() async throws {
+        let rig = try await Rig(seconds: [3, 3, 3])
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.entryID == rig.ids[0] }
+        try await rig.player.perform(.next)
+        let second = try await rig.until { $0.entryID == rig.ids[1] }
+        #expect(second.entryID == rig.ids[1])
+        #expect(second.sourceFrame < 44_100)
+        try await rig.player.perform(.previous)
+        let first = try await rig.until { $0.entryID == rig.ids[0] }
+        #expect(first.entryID == rig.ids[0])
+        try await rig.player.perform(.stop)
+        let stopped = try await rig.until { $0.state == .stopped }
+        #expect(stopped.state == .stopped)
+        await rig.finish()
+    }
+
+    @Test func gaplessHandOverPublishesTheNextEntry() async throws {
+        let rig = try await Rig(seconds: [0.3, 0.3])
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        let second = try await rig.until { $0.entryID == rig.ids[1] }
+        #expect(second.entryID == rig.ids[1])
+        try await withTimeout(seconds: 5) { await rig.player.waitUntilStopped() }
+        #expect(await rig.player.status().state == .stopped)
+        await rig.finish()
+    }
+
+    @Test func volumeScalesSamplesAfterTheRamp() async throws {
+        let harness = try CaptureHarness()
+        let signal = TestSignal.sweep(frames: 30_000, channels: 2, bits: 16, seed: 41)
+        let path = harness.directory.file("v.flac")
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        let (bytes, _) = try await harness.play([path]) { player, _ in try await player.perform(.setVolume(50)) }
+        let captured = int16Samples(bytes)
+        #expect(captured.count == signal.count)
+        let gain = pow(10, -50 * 0.6 / 20)
+        let settled = 2_000 * 2
+        let expected = signal[settled...].map { Int32(max(-32768, min(32767, (Double($0) * gain).rounded()))) }
+        #expect(firstDifference(Array(captured[settled...]), expected) == nil)
+        #expect(captured[0..<settled].contains { abs($0) > 0 })
+    }
+}
