@@ -47,7 +47,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FermataBench",
-            dependencies: ["Player", "AudioOutput", "Decoders", "FermataCore", "CFLAC"]
+            dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
         ),
 
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),

@@ -4,7 +4,8 @@ import Glibc
 /// A dedicated POSIX thread for audio work (the output thread, the decoder thread).
 ///
 /// `start` runs `body` on a new joinable pthread named `name`. With `realtimePriority` the thread asks for
-/// SCHED_FIFO at that priority and locks the process's memory; if refused (no CAP_SYS_NICE / RLIMIT_RTPRIO) it carries
+/// SCHED_FIFO at that priority (the buffers it touches are locked by their owners, not the whole process: mlockall
+/// would make every thread stack resident); if refused (no CAP_SYS_NICE / RLIMIT_RTPRIO) it carries
 /// on at normal priority and records the reason in `schedulingNote`.
 /// Threads: `start` and `join` are called by the owner; `schedulingNote` is read after the thread has started.
 public final class AudioThread: @unchecked Sendable {
@@ -57,7 +58,6 @@ public final class AudioThread: @unchecked Sendable {
         guard result == 0 else {
             return "normal priority (SCHED_FIFO \(priority) refused: \(String(cString: strerror(result))))"
         }
-        _ = mlockall(Int32(MCL_CURRENT | MCL_FUTURE))
         return "SCHED_FIFO \(priority)"
     }
 }

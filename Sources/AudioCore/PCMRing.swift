@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 
 /// A preallocated single-producer/single-consumer byte ring carrying interleaved PCM in the device format.
@@ -15,13 +16,14 @@ public final class PCMRing: @unchecked Sendable {
     private let writeIndex = Atomic<Int>(0)
     private let releaseIndex = Atomic<Int>(0)
 
-    /// Makes a ring of at least `minimumCapacity` bytes (rounded up to a power of two) and touches every page.
+    /// Makes a ring of at least `minimumCapacity` bytes (rounded up to a power of two), touches and locks its pages.
     public init(minimumCapacity: Int) {
         var size = 4096
         while size < minimumCapacity { size <<= 1 }
         capacity = size
         storage = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
         storage.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        _ = mlock(storage, size)  // best effort: keeps the ring resident (RLIMIT_MEMLOCK permitting)
     }
 
     deinit { storage.deallocate() }
