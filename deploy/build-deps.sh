@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Fermata needs to build and test (Debian 12 / Raspberry Pi OS Bookworm and later).
+# Idempotent: when every package is already installed it does nothing (no apt-get update).
+set -euo pipefail
+packages=(
+    pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev  # build
+    flac vorbis-tools alsa-utils python3                                                          # tests and demo
+)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+as_root=()
+[ "$(id -u)" -eq 0 ] || as_root=(sudo)
+echo "build-deps: installing ${missing[*]}" >&2
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
