@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// The real `fermata play` binary, end to end: files in, ALSA capture out, exit status and messages.
+@Suite struct PlayCommandTests {
+    static var binary: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermata").path
+    }
+
+    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "`swift test` builds \(Self.binary)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, text)
+    }
+
+    @Test
+    func playsFilesGaplesslyAndSkipsABadOne() throws {
+        let dir = try TemporaryDirectory()
+        let signal = TestSignal.sweep(frames: 30_000, channels: 2, bits: 16, seed: 61)
+        try FLACFixture.write(path: dir.file("a.flac"), samples: Array(signal[..<30_002]), channels: 2,
+                              bitsPerSample: 16, sampleRate: 44_100)
+        try FLACFixture.write(path: dir.file("b.flac"), samples: Array(signal[30_002...]), channels: 2,
+                              bitsPerSample: 16, sampleRate: 44_100)
+        try Data("not audio".utf8).write(to: dir.url("bad.flac"))
+        let capture = dir.file("out.raw")
+        let (status, stderr) = try run(["play", "--output", "file:" + capture, dir.file("a.flac"), dir.file("bad.flac"),
+                                        dir.file("b.flac")])
+        #expect(status == 0)
+        #expect(stderr.contains("audio goes to raw PCM captured to \(capture)"))
+        #expect(stderr.contains("skipping entry 2: unsupported file \(dir.file("bad.flac"))"))
+        let bytes = [UInt8](FileManager.default.contents(atPath: capture) ?? Data())
+        #expect(bytes.count == signal.count * 2)
+        let samples = stride(from: 0, to: bytes.count - 1, by: 2).map {
+            Int32(Int16(bitPattern: UInt16(bytes[$0]) | UInt16(bytes[$0 + 1]) << 8))
+        }
+        #expect(samples == signal)
+    }
+
+    @Test
+    func rejectsBadOptionsWithAMessage() throws {
+        let (status, stderr) = try run(["play", "--volume", "150", "x.flac"])
+        #expect(status != 0)
+        #expect(stderr.contains("--volume must be 0-100"))
+    }
+}
