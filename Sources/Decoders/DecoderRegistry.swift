@@ -2,23 +2,27 @@
 ///
 /// Stateless; callable from any thread, though the decoder it returns belongs to the decoder thread.
 public enum DecoderRegistry {
-    /// One supported format: its name, the extensions a library scan should pick up, how to recognise its content
-    /// and how to open it.
+    /// One supported format: its name, the extensions a library scan should pick up, how to recognise its content,
+    /// how to open it and how to read its tags.
     struct Plugin: Sendable {
         let name: String
         let extensions: [String]
         let sniff: @Sendable (FileProbe) -> Bool
         let open: @Sendable (String) throws(DecoderError) -> any AudioDecoder
+        let readTags: @Sendable (String) throws(DecoderError) -> TrackTags
     }
 
     /// The plugin list, tried in order.
     static let plugins: [Plugin] = [
         Plugin(name: "FLAC", extensions: ["flac", "fla"], sniff: { $0.isFLAC },
-               open: { (path) throws(DecoderError) in try FLACDecoder(path: path) }),
+               open: { (path) throws(DecoderError) in try FLACDecoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try FLACTagReader.read(path: path) }),
         Plugin(name: "Ogg Vorbis", extensions: ["ogg", "oga"], sniff: { $0.isOggVorbis },
-               open: { (path) throws(DecoderError) in try VorbisDecoder(path: path) }),
+               open: { (path) throws(DecoderError) in try VorbisDecoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try VorbisTagReader.read(path: path) }),
         Plugin(name: "WAV", extensions: ["wav", "wave"], sniff: { $0.isWAV },
-               open: { (path) throws(DecoderError) in try WAVDecoder(path: path) }),
+               open: { (path) throws(DecoderError) in try WAVDecoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try WAVTagReader.read(path: path) }),
     ]
 
     /// Lower-case file extensions (without the dot) worth offering to `open` when scanning a music library.

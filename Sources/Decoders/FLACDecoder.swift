@@ -90,6 +90,8 @@ public final class FLACDecoder: AudioDecoder {
         return produced
     }
 
+    /// Sample-accurate. When libFLAC cannot seek (damaged or missing frames), throws `.seekFailed` and leaves the
+    /// decoder rewound to frame 0.
     public func seek(toFrame frame: Int64) throws(DecoderError) {
         let target = max(0, frame)
         pendingCount = 0
@@ -123,7 +125,16 @@ public final class FLACDecoder: AudioDecoder {
     private func decodeNextBlock() -> Bool {
         if FLAC__stream_decoder_get_state(decoder) != FLAC__STREAM_DECODER_END_OF_STREAM {
             let ok = FLAC__stream_decoder_process_single(decoder) != 0
-            if failure != nil || pendingCount > 0 { return true }
+            if let failure {
+                // Damage right before the end of a short file (a frame cut in half) is reported as truncation.
+                if FLAC__stream_decoder_get_state(decoder) == FLAC__STREAM_DECODER_END_OF_STREAM,
+                   let totalFrames, decodedEnd < totalFrames {
+                    self.failure = .corrupt(path: path, reason: "truncated: stream ends at frame \(decodedEnd) of "
+                        + "\(totalFrames) (\(failure.reason))")
+                }
+                return true
+            }
+            if pendingCount > 0 { return true }
             // A file cut inside a frame ends with process_single failing in END_OF_STREAM: handled below.
             if FLAC__stream_decoder_get_state(decoder) != FLAC__STREAM_DECODER_END_OF_STREAM {
                 idleSteps += 1
@@ -261,7 +272,7 @@ public final class FLACDecoder: AudioDecoder {
         case FLAC__STREAM_DECODER_ERROR_STATUS_BAD_METADATA: what = "bad metadata"
         default: what = "decoder error \(status.rawValue)"
         }
-        failure = .corrupt(path: path, reason: "\(what) near frame \(decodedEnd)")
+        failure = .corrupt(path: path, reason: "\(what) after frame \(decodedEnd)")
     }
 }
 

@@ -115,3 +115,13 @@ enum PosixFile {
         return String(cString: text)
     }
 }
+
+extension DecoderError {
+    /// The explanation carried by any case (without the path).
+    var reason: String {
+        switch self {
+        case let .unreadable(_, reason), let .unsupported(_, reason), let .corrupt(_, reason),
+             let .seekFailed(_, reason): reason
+        }
+    }
+}

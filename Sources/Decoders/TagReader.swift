@@ -8,13 +8,7 @@ public enum TagReader {
     /// format. WAV: the `LIST`/`INFO` chunk. Text is decoded as UTF-8 with invalid bytes replaced; for repeated
     /// keys the first value wins.
     public static func read(path: String) throws(DecoderError) -> TrackTags {
-        let probe = try FileProbe(path: path)
-        let plugin = try DecoderRegistry.plugin(for: probe)
-        switch plugin.name {
-        case "FLAC": return try FLACTagReader.read(path: path)
-        case "Ogg Vorbis": return try VorbisTagReader.read(path: path)
-        default: return try WAVTagReader.read(path: path)
-        }
+        try DecoderRegistry.plugin(for: FileProbe(path: path)).readTags(path)
     }
 }
 

@@ -150,7 +150,8 @@ public final class VorbisDecoder: AudioDecoder {
         switch code {
         case -1: return .unreadable(path: path, reason: "cannot open: \(PosixFile.errnoString())")
         case OV_EREAD: return .unreadable(path: path, reason: "read error while trying to \(action)")
-        case OV_ENOTVORBIS: return .unsupported(path: path, reason: "not Vorbis data")
+        // Callers sniff a Vorbis identification packet first, so a refusal here means damaged or missing headers.
+        case OV_ENOTVORBIS: return .corrupt(path: path, reason: "damaged or incomplete Vorbis headers")
         case OV_EVERSION: return .unsupported(path: path, reason: "unsupported Vorbis version")
         case OV_EBADHEADER: return .corrupt(path: path, reason: "invalid Vorbis headers")
         case OV_EBADLINK: return .corrupt(path: path, reason: "invalid link in the chained stream")

@@ -8,7 +8,9 @@ public enum TestSignal {
     ///
     /// Each channel is a linear chirp with its own start frequency and phase (so channels differ and no stretch
     /// repeats) at about 60 % of full scale, plus ±1 % deterministic noise from `seed`; never constant.
-    public static func sweep(frames: Int, channels: Int, bits: Int, sampleRate: Int = 44100, seed: UInt64 = 1) -> [Int32] {
+    public static func sweep(
+        frames: Int, channels: Int, bits: Int, sampleRate: Int = 44100, seed: UInt64 = 1
+    ) -> [Int32] {
         precondition((4...32).contains(bits) && channels > 0 && frames >= 0 && sampleRate > 0)
         let peak = Double((Int64(1) << (bits - 1)) - 1)
         let low = -Double(Int64(1) << (bits - 1))
