@@ -4,53 +4,150 @@ import FermataCore
 /// One entry of the play queue: a file under a stable id, with the ReplayGain values read from its tags.
 public struct QueueEntry: Sendable, Hashable {
     public var id: EntryID
-    public var path: String
+    /// The file as the user named it: relative to the music directory (MPD URI) or absolute.
+    public var uri: String
     public var replayGain: ReplayGainInfo
+    /// Queue version at which this entry was added or last moved (MPD `plchanges`).
+    public var version: Int
 
-    public init(id: EntryID, path: String, replayGain: ReplayGainInfo = ReplayGainInfo()) {
+    public init(id: EntryID, uri: String, replayGain: ReplayGainInfo = ReplayGainInfo(), version: Int = 0) {
         self.id = id
-        self.path = path
+        self.uri = uri
         self.replayGain = replayGain
+        self.version = version
     }
 }
 
-/// The ordered list of entries to play, with stable ids. A value type owned by the player actor.
-public struct PlayQueue: Sendable {
+/// The ordered list of entries to play, with stable ids, a version counter (bumped by every edit) and an optional
+/// shuffled play order that leaves the list itself untouched, so switching shuffle off returns to it.
+/// A value type owned by the player actor.
+public struct PlayQueue: Sendable, Equatable {
     public private(set) var entries: [QueueEntry] = []
-    private var nextID: EntryID = 1
+    public private(set) var nextID: EntryID = 1
+    public private(set) var version = 1
+    /// The play order while shuffle (MPD `random`) is on: a permutation of the entry ids.
+    public private(set) var shuffledOrder: [EntryID]?
 
     public init() {}
 
-    /// Appends files; returns their new ids.
-    @discardableResult
-    public mutating func append(paths: [String], replayGain: [ReplayGainInfo]? = nil) -> [EntryID] {
-        paths.enumerated().map { index, path in
-            let id = nextID
-            nextID += 1
-            entries.append(QueueEntry(id: id, path: path, replayGain: replayGain?[index] ?? ReplayGainInfo()))
-            return id
-        }
+    /// Restores a saved queue exactly.
+    public init(entries: [QueueEntry], nextID: EntryID, version: Int, shuffledOrder: [EntryID]?) {
+        self.entries = entries
+        self.nextID = max(nextID, (entries.map(\.id).max() ?? 0) + 1)
+        self.version = version
+        self.shuffledOrder = shuffledOrder
     }
 
-    public mutating func remove(id: EntryID) { entries.removeAll { $0.id == id } }
-    public mutating func clear() { entries.removeAll() }
-
-    public func index(of id: EntryID) -> Int? { entries.firstIndex { $0.id == id } }
-    public func entry(id: EntryID) -> QueueEntry? { entries.first { $0.id == id } }
     public var isEmpty: Bool { entries.isEmpty }
     public var count: Int { entries.count }
+    public func index(of id: EntryID) -> Int? { entries.firstIndex { $0.id == id } }
+    public func entry(id: EntryID) -> QueueEntry? { entries.first { $0.id == id } }
 
-    /// The entry after `id` in queue order; wraps to the first when `wrap`.
-    public func entry(after id: EntryID, wrap: Bool) -> QueueEntry? {
-        guard let index = index(of: id) else { return nil }
-        if index + 1 < entries.count { return entries[index + 1] }
-        return wrap ? entries.first : nil
+    // MARK: edits (each bumps `version`)
+
+    /// Inserts files at `position` (default: the end); returns their new ids.
+    @discardableResult
+    public mutating func insert<G: RandomNumberGenerator>(
+        uris: [String], replayGain: [ReplayGainInfo]? = nil, at position: Int? = nil, using generator: inout G
+    ) -> [EntryID] {
+        guard !uris.isEmpty else { return [] }
+        version += 1
+        let at = min(max(0, position ?? entries.count), entries.count)
+        let new = uris.enumerated().map { index, uri in
+            defer { nextID += 1 }
+            return QueueEntry(id: nextID, uri: uri, replayGain: replayGain?[index] ?? ReplayGainInfo(), version: version)
+        }
+        entries.insert(contentsOf: new, at: at)
+        touch(from: at)
+        if shuffledOrder != nil {
+            for entry in new { shuffledOrder!.insert(entry.id, at: Int.random(in: 0...shuffledOrder!.count, using: &generator)) }
+        }
+        return new.map(\.id)
     }
 
-    /// The entry before `id`; wraps to the last when `wrap`.
+    @discardableResult
+    public mutating func append(paths: [String], replayGain: [ReplayGainInfo]? = nil) -> [EntryID] {
+        var generator = SystemRandomNumberGenerator()
+        return insert(uris: paths, replayGain: replayGain, using: &generator)
+    }
+
+    public mutating func remove(ids: Set<EntryID>) {
+        guard let first = entries.firstIndex(where: { ids.contains($0.id) }) else { return }
+        version += 1
+        entries.removeAll { ids.contains($0.id) }
+        shuffledOrder?.removeAll { ids.contains($0) }
+        touch(from: first)
+    }
+
+    public mutating func remove(id: EntryID) { remove(ids: [id]) }
+
+    /// Moves the entries at `range` so the first lands at `destination` (MPD `move` semantics).
+    public mutating func move(_ range: Range<Int>, to destination: Int) {
+        guard range.lowerBound >= 0, range.upperBound <= entries.count, !range.isEmpty,
+              destination >= 0, destination + range.count <= entries.count else { return }
+        version += 1
+        let moving = Array(entries[range])
+        entries.removeSubrange(range)
+        entries.insert(contentsOf: moving, at: destination)
+        touch(from: min(range.lowerBound, destination))
+    }
+
+    public mutating func clear() {
+        guard !entries.isEmpty else { return }
+        version += 1
+        entries.removeAll()
+        if shuffledOrder != nil { shuffledOrder = [] }
+    }
+
+    /// Permanently reorders the entries in `range` (MPD `shuffle`).
+    public mutating func shuffle<G: RandomNumberGenerator>(_ range: Range<Int>? = nil, using generator: inout G) {
+        let range = range ?? 0..<entries.count
+        guard range.count > 1, range.upperBound <= entries.count else { return }
+        version += 1
+        entries[range].shuffle(using: &generator)
+        touch(from: range.lowerBound)
+    }
+
+    /// Switches the shuffled play order on (a new permutation starting with `first`) or off (back to list order).
+    public mutating func setShuffled<G: RandomNumberGenerator>(_ on: Bool, first: EntryID?, using generator: inout G) {
+        guard on != (shuffledOrder != nil) else { return }
+        version += 1
+        guard on else { shuffledOrder = nil; return }
+        var order = entries.map(\.id).shuffled(using: &generator)
+        if let first, let index = order.firstIndex(of: first) { order.swapAt(0, index) }
+        shuffledOrder = order
+    }
+
+    private mutating func touch(from index: Int) {
+        for i in index..<entries.count { entries[i].version = version }
+    }
+
+    // MARK: play order
+
+    /// The entry after `id` in play order; wraps to the first when `wrap`.
+    public func entry(after id: EntryID, wrap: Bool) -> QueueEntry? {
+        let order = playOrder
+        guard let index = order.firstIndex(of: id) else { return nil }
+        if index + 1 < order.count { return entry(id: order[index + 1]) }
+        return wrap ? order.first.flatMap(entry(id:)) : nil
+    }
+
+    /// The entry before `id` in play order; wraps to the last when `wrap`.
     public func entry(before id: EntryID, wrap: Bool) -> QueueEntry? {
-        guard let index = index(of: id) else { return nil }
-        if index > 0 { return entries[index - 1] }
-        return wrap ? entries.last : nil
+        let order = playOrder
+        guard let index = order.firstIndex(of: id) else { return nil }
+        if index > 0 { return entry(id: order[index - 1]) }
+        return wrap ? order.last.flatMap(entry(id:)) : nil
+    }
+
+    /// The first entry in play order.
+    public var firstInPlayOrder: QueueEntry? { playOrder.first.flatMap(entry(id:)) }
+
+    /// Entry ids in the order they will play.
+    public var playOrder: [EntryID] { shuffledOrder ?? entries.map(\.id) }
+
+    /// Entries changed since `version` (MPD `plchanges`), with their positions.
+    public func changes(since version: Int) -> [(position: Int, entry: QueueEntry)] {
+        entries.enumerated().filter { $0.element.version > version }.map { ($0.offset, $0.element) }
     }
 }

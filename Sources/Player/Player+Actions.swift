@@ -27,29 +27,31 @@ extension Player {
     public func perform(_ action: ControlAction) async throws {
         switch action {
         case .play:
-            if !stopped { engine.setPaused(false); return }
-            guard let entry = current.flatMap(queue.entry(id:)) ?? queue.entries.first else { throw ActionError.emptyQueue }
+            if !stopped { setPaused(false); return }
+            guard let entry = current.flatMap(queue.entry(id:)) ?? queue.firstInPlayOrder else {
+                throw ActionError.emptyQueue
+            }
             engine.setPaused(false)
-            begin(entry)
+            await begin(entry)
         case let .playEntry(id):
             guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
             engine.setPaused(false)
-            begin(entry)
-        case .pause: engine.setPaused(true)
-        case .resume: engine.setPaused(false)
-        case .togglePause: engine.setPaused(!engine.isPauseRequested)
+            await begin(entry)
+        case .pause: setPaused(true)
+        case .resume: setPaused(false)
+        case .togglePause: setPaused(!engine.isPauseRequested)
         case .stop:
             engine.stop()
-            markStopped()
-        case .next: try skip(forward: true)
-        case .previous: try skip(forward: false)
-        case let .seek(seconds): try seek(to: seconds)
-        case let .seekBy(delta): try seek(to: engine.position().seconds + delta)
+            await markStopped()
+        case .next: try await skip(forward: true)
+        case .previous: try await skip(forward: false)
+        case let .seek(seconds): try await seek(to: seconds)
+        case let .seekBy(delta): try await seek(to: engine.position().seconds + delta)
         case let .setVolume(value): setVolume(value)
         case let .changeVolume(delta): setVolume(volume + delta)
-        case let .setRepeat(mode): repeatMode = mode; refreshUpcoming()
-        case let .setSingle(on): single = on; refreshUpcoming()
-        case let .setReplayGain(mode): replayGainMode = mode
+        case let .setRepeat(mode): repeatMode = mode; optionsChanged()
+        case let .setSingle(on): single = on; optionsChanged()
+        case let .setReplayGain(mode): replayGainMode = mode; optionsChanged()
         case .loopSetA: try setLoopA()
         case .loopSetB: try setLoopB()
         case .loopCycle:
@@ -62,33 +64,46 @@ extension Player {
             try applyLoop(entry: heard.entry, LoopRegion(start: Int64(start * rate), end: Int64(end * rate),
                                                          repeatCount: count))
         }
+        await persistence?.saveSnapshot(snapshot())
+    }
+
+    private func setPaused(_ paused: Bool) {
+        engine.setPaused(paused)
+        changeSink.yield(.player)
     }
 
     private func setVolume(_ value: Int) {
         volume = max(0, min(100, value))
         engine.setGain(VolumeCurve.gain(forVolume: volume))
+        changeSink.yield(.mixer)
     }
 
-    private func skip(forward: Bool) throws {
+    private func skip(forward: Bool) async throws {
         guard let from = current else { throw ActionError.notPlaying }
-        let position = engine.position()
-        if !forward && position.seconds > 3 && !stopped {
-            try seek(to: 0)
+        if !forward && engine.position().seconds > 3 && !stopped {
+            try await seek(to: 0)
             return
         }
         let wrap = repeatMode == .queue
         guard let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap) else {
-            if forward { engine.stop(); markStopped() }
+            if forward {
+                engine.stop()
+                await markStopped()
+            }
             return
         }
-        begin(target)
+        if stopped {
+            current = target.id
+            changeSink.yield(.player)
+        } else {
+            await begin(target)
+        }
     }
 
-    private func seek(to seconds: Double) throws {
+    private func seek(to seconds: Double) async throws {
         let heard = try heardTrack()
         guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
-        stopped = false
-        engine.start(item(entry), atFrame: Int64(max(0, seconds) * Double(heard.rate)))
+        await begin(entry, atFrame: Int64(max(0, seconds) * Double(heard.rate)))
     }
 
     /// The entry heard now and its source rate.
@@ -146,17 +161,24 @@ extension Player {
         loop = (entry, region)
         loopPendingA = nil
         engine.setLoop(entry: entry, region)
+        changeSink.yield(.player)
     }
 
     private func clearLoop() {
         if let existing = loop { engine.setLoop(entry: existing.entry, nil) }
         loop = nil
         loopPendingA = nil
+        changeSink.yield(.player)
     }
 
-    /// Tells the engine again what follows the entry being decoded (after a mode change).
-    private func refreshUpcoming() {
-        guard let entry = current else { return }
+    /// Tells the engine again what follows the entry being heard (after a mode or queue change).
+    func refreshUpcoming() {
+        guard let entry = current, !stopped else { return }
         engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
+    }
+
+    private func optionsChanged() {
+        refreshUpcoming()
+        changeSink.yield(.options)
     }
 }

@@ -4,15 +4,21 @@ import FermataCore
 import Logging
 
 /// The player: the queue, the modes and the loop region on top of a `PlaybackEngine`. Every front end drives it
-/// through `PlayerControl`.
+/// through `PlayerControl` and the queue methods; it writes what must survive a power cut through `PlayerPersistence`.
 ///
 /// Threads: an actor; call from any task. `run()` must be running (it consumes the engine's events).
 public actor Player: PlayerControl {
     public nonisolated let engine: PlaybackEngine
+    /// Changes for MPD `idle` and displays (one consumer).
+    public nonisolated let changes: AsyncStream<PlayerChange>
+    let changeSink: AsyncStream<PlayerChange>.Continuation
     let logger: Logger
-    public private(set) var queue = PlayQueue()
+    let musicDirectory: String?
+    let persistence: (any PlayerPersistence)?
+    public internal(set) var queue = PlayQueue()
     var repeatMode = RepeatMode.off
     var single = false
+    var consume = false
     var volume = 100
     var replayGainMode = ReplayGainMode.off
     var stopped = true
@@ -20,27 +26,26 @@ public actor Player: PlayerControl {
     var loopPendingA: (entry: EntryID, frame: Int64)?
     var lastError: String?
     /// Entries that could not be played, with the reason (typed decoder error as text).
-    public private(set) var failures: [EntryID: String] = [:]
+    public internal(set) var failures: [EntryID: String] = [:]
     /// The entry the listener hears (or heard last).
     var current: EntryID?
     var consecutiveFailures = 0
+    var randomGenerator = SystemRandomNumberGenerator()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(engine: PlaybackEngine, logger: Logger = Logger(label: "fermata.player")) {
+    public init(engine: PlaybackEngine, musicDirectory: String? = nil, persistence: (any PlayerPersistence)? = nil,
+                logger: Logger = Logger(label: "fermata.player")) {
         self.engine = engine
+        self.musicDirectory = musicDirectory
+        self.persistence = persistence
         self.logger = logger
+        (changes, changeSink) = AsyncStream<PlayerChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Consumes engine events until the engine shuts down.
     public func run() async {
-        for await event in engine.events { handle(event) }
-    }
-
-    /// Appends files to the queue, reading their ReplayGain tags; returns the new entry ids.
-    @discardableResult
-    public func add(paths: [String]) -> [EntryID] {
-        let gains = paths.map { (try? TagReader.read(path: $0))?.replayGain ?? ReplayGainInfo() }
-        return queue.append(paths: paths, replayGain: gains)
+        for await event in engine.events { await handle(event) }
+        changeSink.finish()
     }
 
     /// Suspends until the stream ends (the queue played out or `stop`).
@@ -54,9 +59,9 @@ public actor Player: PlayerControl {
         var status = PlayerStatus()
         status.state = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
         status.entryID = heard.entryID ?? current
-        status.path = status.entryID.flatMap { queue.entry(id: $0)?.path }
-        status.elapsedFrames = heard.sourceFrame
-        status.elapsed = heard.seconds
+        status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
+        status.elapsedFrames = stopped ? 0 : heard.sourceFrame
+        status.elapsed = stopped ? 0 : heard.seconds
         status.sourceSampleRate = heard.sourceRate
         status.volume = volume
         status.repeatMode = repeatMode
@@ -69,9 +74,19 @@ public actor Player: PlayerControl {
         return status
     }
 
+    /// Modes MPD reports that `PlayerStatus` does not carry.
+    public var isConsuming: Bool { consume }
+    public var isShuffled: Bool { queue.shuffledOrder != nil }
+
+    /// The entry that will play after the current one, under the current modes.
+    public func upcomingEntry() -> QueueEntry? {
+        guard let current else { return nil }
+        return successor(of: current, afterFailure: false).flatMap { queue.entry(id: $0.entryID) }
+    }
+
     // MARK: engine events
 
-    private func handle(_ event: EngineEvent) {
+    private func handle(_ event: EngineEvent) async {
         switch event {
         case let .decodingStarted(entry):
             engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
@@ -82,12 +97,20 @@ public actor Player: PlayerControl {
             consecutiveFailures += 1
             let next = consecutiveFailures >= max(1, queue.count) ? nil : successor(of: entry, afterFailure: true)
             engine.setUpcoming(after: entry, next)
-            if next == nil && engine.position().state == .stopped { markStopped() }
+            if next == nil && engine.position().state == .stopped { await markStopped() }
         case let .trackAudible(entry):
+            let previous = current
             current = entry
             consecutiveFailures = 0
+            if consume, let previous, previous != entry, queue.entry(id: previous) != nil {
+                queue.remove(id: previous)
+                await persistence?.saveQueueEdit(.removed([previous]), queue: queue, snapshot: snapshot())
+                changeSink.yield(.queue)
+            }
+            await persistence?.saveSnapshot(snapshot())
+            changeSink.yield(.player)
         case .ended:
-            markStopped()
+            await markStopped()
         case .deviceLost:
             logger.warning("audio device lost or absent; retrying every \(engine.config.deviceRetryMilliseconds) ms")
         case .deviceRestored:
@@ -97,11 +120,13 @@ public actor Player: PlayerControl {
         }
     }
 
-    func markStopped() {
+    func markStopped() async {
         stopped = true
         let waiters = endWaiters
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
+        await persistence?.saveSnapshot(snapshot())
+        changeSink.yield(.player)
     }
 
     /// What plays after `entry` under the current modes.
@@ -109,6 +134,11 @@ public actor Player: PlayerControl {
         if repeatMode == .track && !afterFailure { return queue.entry(id: entry).map(item) }
         if single && !afterFailure { return nil }
         return queue.entry(after: entry, wrap: repeatMode == .queue).map(item)
+    }
+
+    func path(for uri: String) -> String {
+        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
+        return musicDirectory + "/" + uri
     }
 
     func item(_ entry: QueueEntry) -> PlayableItem {
@@ -120,13 +150,45 @@ public actor Player: PlayerControl {
             ReplayGainMath.linearGain(gainDB: $0, peak: info.albumGain != nil ? info.albumPeak : info.trackPeak)
         }
         }
-        return PlayableItem(entryID: entry.id, path: entry.path, replayGain: gain ?? 1)
+        return PlayableItem(entryID: entry.id, path: path(for: entry.uri), replayGain: gain ?? 1)
     }
 
-    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0) {
+    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0) async {
         stopped = false
         current = entry.id
         consecutiveFailures = 0
         engine.start(item(entry), atFrame: frame)
+        await persistence?.saveSnapshot(snapshot(frame: frame))
+        changeSink.yield(.player)
     }
+
+    /// The persistent state now (the heard position unless `frame` is given).
+    func snapshot(frame: Int64? = nil) -> PlayerSnapshot {
+        var s = PlayerSnapshot()
+        let heard = engine.position()
+        s.transport = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
+        s.currentEntry = current
+        s.positionFrames = frame ?? (heard.entryID == current ? heard.sourceFrame : 0)
+        s.sampleRate = heard.sourceRate
+        s.volume = volume
+        s.repeatMode = repeatMode
+        s.single = single
+        s.consume = consume
+        s.replayGain = replayGainMode
+        s.loop = loop
+        s.queueVersion = queue.version
+        s.nextEntryID = queue.nextID
+        return s
+    }
+
+    /// Writes the heard position (called every checkpoint interval while playing).
+    public func checkpoint() async {
+        guard !stopped, let current else { return }
+        let heard = engine.position()
+        guard heard.entryID == current, heard.sourceRate > 0 else { return }
+        await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate)
+    }
+
+    /// Whether audio is playing now (not paused, not stopped).
+    public var isPlaying: Bool { !stopped && !engine.isPauseRequested }
 }

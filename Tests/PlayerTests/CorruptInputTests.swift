@@ -27,8 +27,8 @@ import TestSupport
         #expect(Array(captured.suffix(after.count)) == after, "the track after the corpus plays whole")
         let failures = await player.failures
         let queue = await player.queue.entries
-        for entry in queue where entry.path.contains("/corpus/") || entry.path.hasSuffix("missing.flac") {
-            #expect(failures[entry.id] != nil, "\(entry.path) should have failed with a reason")
+        for entry in queue where entry.uri.contains("/corpus/") || entry.uri.hasSuffix("missing.flac") {
+            #expect(failures[entry.id] != nil, "\(entry.uri) should have failed with a reason")
         }
         #expect(failures.count == corpus.count + 1)
         #expect(failures.values.allSatisfy { !$0.isEmpty })

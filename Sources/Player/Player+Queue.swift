@@ -1,0 +1,125 @@
+import AudioCore
+import Decoders
+import FermataCore
+
+/// Queue editing and restoring (MPD `add`, `delete`, `move`, `clear`, `shuffle`, `random`, `consume`).
+/// Each edit is written through `PlayerPersistence` before the method returns.
+extension Player {
+    /// Appends files (CLI use); reads their ReplayGain tags; returns the new entry ids.
+    @discardableResult
+    public func add(paths: [String]) async -> [EntryID] {
+        await insert(uris: paths, at: nil)
+    }
+
+    /// Inserts files by URI (relative to the music directory, or absolute) at `position` (default: the end).
+    @discardableResult
+    public func insert(uris: [String], at position: Int?) async -> [EntryID] {
+        let gains = uris.map { (try? TagReader.read(path: path(for: $0)))?.replayGain ?? ReplayGainInfo() }
+        let at = min(max(0, position ?? queue.count), queue.count)
+        let ids = queue.insert(uris: uris, replayGain: gains, at: at, using: &randomGenerator)
+        let added = ids.compactMap { queue.entry(id: $0) }
+        await queueEdited(.inserted(added, at: at))
+        if queue.shuffledOrder != nil { await queueEdited(.shuffleOrder(queue.shuffledOrder)) }
+        return ids
+    }
+
+    public func remove(ids: Set<EntryID>) async throws {
+        guard ids.allSatisfy({ queue.entry(id: $0) != nil }) else {
+            throw ActionError.noSuchEntry(ids.first { queue.entry(id: $0) == nil } ?? -1)
+        }
+        let removingCurrent = current.map(ids.contains) ?? false
+        let next = removingCurrent ? current.flatMap { queue.entry(after: $0, wrap: repeatMode == .queue) } : nil
+        queue.remove(ids: ids)
+        await queueEdited(.removed(ids))
+        if removingCurrent {
+            if let next, !ids.contains(next.id), !stopped {
+                await begin(next)
+            } else {
+                current = nil
+                if !stopped {
+                    engine.stop()
+                    await markStopped()
+                }
+            }
+        }
+    }
+
+    public func move(_ range: Range<Int>, to destination: Int) async throws {
+        guard range.lowerBound >= 0, range.upperBound <= queue.count, destination >= 0,
+              destination + range.count <= queue.count else { throw ActionError.invalidValue("bad song index") }
+        queue.move(range, to: destination)
+        await queueEdited(.reordered)
+    }
+
+    public func clear() async {
+        if !stopped {
+            engine.stop()
+            await markStopped()
+        }
+        current = nil
+        queue.clear()
+        await queueEdited(.cleared)
+    }
+
+    /// Permanently reorders `range` of the queue (MPD `shuffle`).
+    public func shuffle(_ range: Range<Int>?) async {
+        queue.shuffle(range, using: &randomGenerator)
+        await queueEdited(.reordered)
+    }
+
+    /// Plays in a shuffled order (kept across restarts) or back in list order (MPD `random`).
+    public func setShuffled(_ on: Bool) async {
+        queue.setShuffled(on, first: current, using: &randomGenerator)
+        await queueEdited(.shuffleOrder(queue.shuffledOrder))
+        changeSink.yield(.options)
+    }
+
+    public func setConsume(_ on: Bool) async {
+        consume = on
+        await persistence?.saveSnapshot(snapshot())
+        changeSink.yield(.options)
+    }
+
+    private func queueEdited(_ edit: QueueEdit) async {
+        await persistence?.saveQueueEdit(edit, queue: queue, snapshot: snapshot())
+        refreshUpcoming()
+        changeSink.yield(.queue)
+    }
+
+    // MARK: restore
+
+    /// How to come back after a restart.
+    public enum ResumePolicy: String, Sendable {
+        case playing
+        case paused
+        case off
+    }
+
+    /// Puts back the saved modes and the current entry, and starts audio at the saved position when the policy and the
+    /// saved transport say so. Call before `restoreQueue` when the queue is large: only the current and next entries
+    /// are needed to start. A saved file that has gone fails to open and the player moves on to the next entry.
+    public func restore(snapshot saved: PlayerSnapshot, entries: [QueueEntry], policy: ResumePolicy) async {
+        repeatMode = saved.repeatMode
+        single = saved.single
+        consume = saved.consume
+        replayGainMode = saved.replayGain
+        volume = saved.volume
+        engine.setGain(VolumeCurve.gain(forVolume: volume))
+        queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion, shuffledOrder: nil)
+        loop = saved.loop
+        if let loop { engine.setLoop(entry: loop.entry, loop.region) }
+        current = saved.currentEntry
+        guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
+              saved.transport != .stopped, policy != .off else { return }
+        engine.setPaused(saved.transport == .paused || policy == .paused)
+        await begin(entry, atFrame: saved.positionFrames)
+    }
+
+    /// Replaces the queue with the whole saved list (after `restore` started audio from the first few entries).
+    public func restoreQueue(entries: [QueueEntry], version: Int, nextID: EntryID, shuffledOrder: [EntryID]?) {
+        queue = PlayQueue(entries: entries, nextID: nextID, version: version, shuffledOrder: shuffledOrder)
+        if let current, queue.entry(id: current) == nil { self.current = queue.firstInPlayOrder?.id }
+        refreshUpcoming()
+        changeSink.yield(.queue)
+    }
+}

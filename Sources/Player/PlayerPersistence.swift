@@ -1,0 +1,64 @@
+import Decoders
+import FermataCore
+
+/// One edit of the queue, as the persistence layer needs it to write as little as possible.
+public enum QueueEdit: Sendable {
+    case inserted([QueueEntry], at: Int)
+    case removed(Set<EntryID>)
+    /// Entries whose positions changed (move, shuffle): the store rewrites their positions.
+    case reordered
+    case cleared
+    /// Shuffle mode switched or its order changed.
+    case shuffleOrder([EntryID]?)
+}
+
+/// Everything about the player that must survive a power cut, except the queue's entries.
+public struct PlayerSnapshot: Sendable, Equatable {
+    public enum Transport: String, Sendable {
+        case playing
+        case paused
+        /// Stopped on purpose by the user: stays stopped after a restart.
+        case stopped
+    }
+
+    public var transport: Transport = .stopped
+    public var currentEntry: EntryID?
+    public var positionFrames: Int64 = 0
+    public var sampleRate: Int = 0
+    public var volume = 100
+    public var repeatMode = RepeatMode.off
+    public var single = false
+    public var consume = false
+    public var replayGain = ReplayGainMode.off
+    public var loop: (entry: EntryID, region: LoopRegion)?
+    public var queueVersion = 1
+    public var nextEntryID: EntryID = 1
+
+    public init() {}
+
+    public static func == (a: PlayerSnapshot, b: PlayerSnapshot) -> Bool {
+        a.transport == b.transport && a.currentEntry == b.currentEntry && a.positionFrames == b.positionFrames
+            && a.sampleRate == b.sampleRate && a.volume == b.volume && a.repeatMode == b.repeatMode
+            && a.single == b.single && a.consume == b.consume && a.replayGain == b.replayGain
+            && a.loop?.entry == b.loop?.entry && a.loop?.region == b.loop?.region && a.queueVersion == b.queueVersion
+            && a.nextEntryID == b.nextEntryID
+    }
+}
+
+/// Where the player writes what must survive a power cut. Implemented by the daemon over SQLite.
+/// Calls come from the player actor, one at a time; a queue edit is durable when `saveQueueEdit` returns.
+/// Implementations never throw to the player: a full or read-only disk is their problem to log and retry.
+public protocol PlayerPersistence: Sendable {
+    func saveQueueEdit(_ edit: QueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async
+    func saveSnapshot(_ snapshot: PlayerSnapshot) async
+    /// The cheap, frequent write while playing: position only.
+    func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async
+}
+
+/// What changed, for MPD `idle` and status displays.
+public enum PlayerChange: Sendable, Hashable {
+    case player
+    case queue
+    case mixer
+    case options
+}
