@@ -6,11 +6,17 @@ let package = Package(
     name: "Fermata",
     products: [
         .executable(name: "fermata", targets: ["fermata"]),
+        .executable(name: "fermatad", targets: ["fermatad"]),
         .executable(name: "fermata-bench", targets: ["FermataBench"]),
+        .executable(name: "fermata-library-bench", targets: ["LibraryBench"]),
+        .executable(name: "fermata-controls-bench", targets: ["ControlsBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // System libraries (Debian -dev packages named in `providers`).
@@ -37,10 +43,32 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The configuration file format, its documented keys and their defaults (shared by fermatad and fermata).
+        .target(name: "FermataConfig", dependencies: ["AudioCore"]),
+        // The daemon's parts: persistence, services, wiring (the fermatad target only starts them).
+        .target(
+            name: "Daemon",
+            dependencies: [
+                "AudioCore", "FermataCore", "FermataConfig", "Player", "AudioOutput", "Decoders", "Library",
+                "MPDProtocol", "MPDServer",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "fermatad",
+            dependencies: [
+                "Daemon", "FermataConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Player", "AudioOutput", "FermataCore", "Decoders",
+                "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -50,9 +78,75 @@ let package = Package(
             dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
         ),
 
+        // The music library: GRDB database, migrations, scanner, search, custom metadata.
+        .target(
+            name: "Library",
+            dependencies: [
+                "AudioCore", "FermataCore", "Decoders",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "LibraryBench", dependencies: ["Library", .product(name: "Logging", package: "swift-log")]
+        ),
+
+        // The MPD protocol without I/O: tokenizer, ACK errors, command table (data), handlers, per-connection session.
+        .target(name: "MPDProtocol", dependencies: ["FermataCore"]),
+        // The SwiftNIO listener (TCP + Unix socket) that feeds client lines to MPDProtocol sessions.
+        .target(
+            name: "MPDServer",
+            dependencies: [
+                "MPDProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // Physical controls: libgpiod v1/v2 behind one C shim, debounce, gestures, rotary decoding, keymap, boards.
+        .target(name: "CGPIOShim", dependencies: ["CGPIOD"]),
+        .target(
+            name: "Controls",
+            dependencies: [
+                "CGPIOShim", "FermataCore", "FermataConfig",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .executableTarget(
+            name: "ControlsBench", dependencies: ["Controls", .product(name: "Logging", package: "swift-log")]
+        ),
+
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
+        // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
+        .testTarget(name: "ControlsKernelTests", exclude: ["guest", "build-gpiod-v2.sh"]),
+        .testTarget(
+            name: "DaemonTests",
+            dependencies: [
+                "Daemon", "FermataConfig", "TestSupport", "Player", "Decoders", "FermataCore",
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
+        // An in-memory MPDBackend shared by the two MPD test targets.
+        .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore"], path: "Tests/MPDTestSupport"),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore"]),
+        .testTarget(
+            name: "MPDServerTests",
+            dependencies: [
+                "MPDServer", "MPDProtocol", "MPDTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
     ]
 )

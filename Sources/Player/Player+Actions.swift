@@ -69,13 +69,20 @@ extension Player {
 
     private func setPaused(_ paused: Bool) {
         engine.setPaused(paused)
+        transportChanged()
         changeSink.yield(.player)
     }
 
     private func setVolume(_ value: Int) {
         volume = max(0, min(100, value))
-        engine.setGain(VolumeCurve.gain(forVolume: volume))
+        engine.setGain(muted ? 0 : VolumeCurve.gain(forVolume: volume))
         changeSink.yield(.mixer)
+    }
+
+    /// Silences the output without stopping the stream (and restores the volume).
+    public func setMuted(_ on: Bool) {
+        muted = on
+        engine.setGain(muted ? 0 : VolumeCurve.gain(forVolume: volume))
     }
 
     private func skip(forward: Bool) async throws {

@@ -80,7 +80,7 @@ extension Player {
         changeSink.yield(.options)
     }
 
-    private func queueEdited(_ edit: QueueEdit) async {
+    private func queueEdited(_ edit: PersistedQueueEdit) async {
         await persistence?.saveQueueEdit(edit, queue: queue, snapshot: snapshot())
         refreshUpcoming()
         changeSink.yield(.queue)
@@ -121,5 +121,26 @@ extension Player {
         if let current, queue.entry(id: current) == nil { self.current = queue.firstInPlayOrder?.id }
         refreshUpcoming()
         changeSink.yield(.queue)
+    }
+}
+
+/// A consistent copy of what the control protocol shows about the queue.
+public struct QueueView: Sendable {
+    public var queue: PlayQueue
+    public var current: EntryID?
+    public var upcoming: EntryID?
+    public var consume: Bool
+}
+
+extension Player {
+    /// The queue, the current and the next entry, read in one actor turn.
+    public func queueView() -> QueueView {
+        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: consume)
+    }
+
+    /// Forgets the last error (MPD `clearerror`).
+    public func clearError() {
+        lastError = nil
+        changeSink.yield(.player)
     }
 }

@@ -20,6 +20,8 @@ public actor Player: PlayerControl {
     var single = false
     var consume = false
     var volume = 100
+    /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
+    var muted = false
     var replayGainMode = ReplayGainMode.off
     var stopped = true
     var loop: (entry: EntryID, region: LoopRegion)?
@@ -32,6 +34,9 @@ public actor Player: PlayerControl {
     var consecutiveFailures = 0
     var randomGenerator = SystemRandomNumberGenerator()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
+    private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiterID = 0
+    private var lastCheckpoint: (entry: EntryID, frame: Int64)?
 
     public init(engine: PlaybackEngine, musicDirectory: String? = nil, persistence: (any PlayerPersistence)? = nil,
                 logger: Logger = Logger(label: "fermata.player")) {
@@ -158,6 +163,7 @@ public actor Player: PlayerControl {
         current = entry.id
         consecutiveFailures = 0
         engine.start(item(entry), atFrame: frame)
+        transportChanged()
         await persistence?.saveSnapshot(snapshot(frame: frame))
         changeSink.yield(.player)
     }
@@ -181,12 +187,44 @@ public actor Player: PlayerControl {
         return s
     }
 
-    /// Writes the heard position (called every checkpoint interval while playing).
+    /// Writes the heard position (called every checkpoint interval while playing); skips a write that would repeat
+    /// the last one (paused, or the device waiting).
     public func checkpoint() async {
         guard !stopped, let current else { return }
         let heard = engine.position()
         guard heard.entryID == current, heard.sourceRate > 0 else { return }
+        if let last = lastCheckpoint, last.entry == current, last.frame == heard.sourceFrame { return }
+        lastCheckpoint = (current, heard.sourceFrame)
         await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate)
+    }
+
+    /// Suspends until audio is playing (returns at once if it is) or the calling task is cancelled.
+    public func waitUntilPlaying() async {
+        if isPlaying || Task.isCancelled { return }
+        let id = nextWaiterID
+        nextWaiterID += 1
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { playingWaiters[id] = $0 }
+        } onCancel: {
+            Task { await self.wakeWaiter(id) }
+        }
+    }
+
+    private func wakeWaiter(_ id: Int) {
+        playingWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// Wakes `waitUntilPlaying` callers when the transport may have started.
+    func transportChanged() {
+        guard isPlaying, !playingWaiters.isEmpty else { return }
+        let waiters = playingWaiters.values
+        playingWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Saves everything with the heard position, for a clean shutdown (SIGTERM): a restart resumes right here.
+    public func saveForShutdown() async {
+        await persistence?.saveSnapshot(snapshot())
     }
 
     /// Whether audio is playing now (not paused, not stopped).

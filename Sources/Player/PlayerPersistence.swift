@@ -2,7 +2,7 @@ import Decoders
 import FermataCore
 
 /// One edit of the queue, as the persistence layer needs it to write as little as possible.
-public enum QueueEdit: Sendable {
+public enum PersistedQueueEdit: Sendable {
     case inserted([QueueEntry], at: Int)
     case removed(Set<EntryID>)
     /// Entries whose positions changed (move, shuffle): the store rewrites their positions.
@@ -49,7 +49,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
 /// Calls come from the player actor, one at a time; a queue edit is durable when `saveQueueEdit` returns.
 /// Implementations never throw to the player: a full or read-only disk is their problem to log and retry.
 public protocol PlayerPersistence: Sendable {
-    func saveQueueEdit(_ edit: QueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async
+    func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async
     func saveSnapshot(_ snapshot: PlayerSnapshot) async
     /// The cheap, frequent write while playing: position only.
     func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async

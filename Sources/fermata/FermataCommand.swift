@@ -1,11 +1,17 @@
 import ArgumentParser
 
-/// `fermata`: the command-line tool for a Fermata box.
+/// `fermata`: the command-line tool for a Fermata box. Commands that talk to fermatad use its Unix socket
+/// (`--socket`, default /run/fermata/mpd.sock) or TCP (`--host`). Exit status: 0 done, 1 refused by fermatad (its
+/// message is printed), 2 bad usage, 3 fermatad unreachable, 4 `doctor` found problems.
 @main
 struct FermataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fermata",
         abstract: "Fermata, a gapless headless jukebox: command-line tool.",
-        subcommands: [PlayCommand.self]
+        subcommands: [
+            StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
+            PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
+            LoopCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
+        ]
     )
 }

@@ -8,12 +8,13 @@ import Logging
 import Player
 
 /// `fermata play FILE...`: plays files through the engine without a daemon (gapless, loops, all transport features).
+/// `fermata play` or `fermata play POSITION` instead asks fermatad to play.
 struct PlayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play",
-        abstract: "Play audio files gaplessly, without the daemon.",
+        abstract: "Play files here (no daemon needed), or tell fermatad to play (no argument or a queue position).",
         discussion: """
-        OUTPUT is `auto` (ALSA `default`, or the paced null output when no sound card opens), `null`, \
+        With FILE arguments the files are played by this process. OUTPUT is `auto` (ALSA `default`, or the paced null output when no sound card opens), `null`, \
         `file:PATH` (raw PCM capture through ALSA's file plugin) or an ALSA PCM name such as \
         `plughw:CARD=sndrpihifiberry,DEV=0`.
         """
@@ -45,11 +46,14 @@ struct PlayCommand: AsyncParsableCommand {
     var start: Double = 0
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
-    @Argument(help: "Audio files (FLAC, Ogg Vorbis, WAV).")
-    var files: [String]
+    @Argument(help: "Audio files (FLAC, Ogg Vorbis, WAV); or nothing / a 1-based queue position for fermatad.")
+    var files: [String] = []
+    @OptionGroup var connection: ConnectionOptions
+
+    /// No files, or one number: the daemon's queue.
+    var remote: Bool { files.isEmpty || (files.count == 1 && Int(files[0]) != nil) }
 
     func validate() throws {
-        if files.isEmpty { throw ValidationError("give at least one file") }
         if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if RepeatMode(rawValue: `repeat`) == nil { throw ValidationError("--repeat must be off, track or queue") }
         if ReplayGainMode(rawValue: replayGain) == nil { throw ValidationError("--replay-gain must be off, track, album") }
@@ -58,6 +62,10 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if remote {
+            try SimpleCommand.send(connection, files.first.flatMap(Int.init).map { "play \($0 - 1)" } ?? "play")
+            return
+        }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "fermata.play")
         logger.logLevel = quiet ? .error : .info

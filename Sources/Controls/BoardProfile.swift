@@ -1,0 +1,70 @@
+import Foundation
+
+/// A board's profile: what it is, its default ALSA device, the header lines to keep free, and the default controls
+/// (pin map and keymap), read from `boards/*.toml` and overlaid with the user's configuration (the same sections;
+/// a later entry for the same section and key wins). The format is described in `boards/README.md`.
+///
+/// A value; any thread. Building one does no I/O except `load` (reads the file) and `detect` (reads the model).
+public struct BoardProfile: Sendable, Equatable {
+    /// Short identifier, e.g. `rpi4`.
+    public var id = ""
+    /// Human name, e.g. `Raspberry Pi 4 Model B`.
+    public var name = ""
+    /// Prefixes of /proc/device-tree/model that select this profile automatically.
+    public var models: [String] = []
+    /// The ALSA PCM to use when the configuration names none.
+    public var alsaDevice = "default"
+    /// Lines a pin map should leave free (I2S, I2C, DAC mute, IR...) as names, CHIP:OFFSET or offsets on
+    /// `[controls] chip`; using one is a warning, not an error.
+    public var reservedLines: [String] = []
+    public var controls = ControlsConfig()
+    /// Non-fatal remarks, e.g. a reserved line in use; the daemon logs them.
+    public var warnings: [String] = []
+
+    public init() {}
+
+    /// Builds a profile from parsed entries: the profile file's first, then the user's overrides.
+    public init(entries: [ProfileEntry]) throws(ProfileError) {
+        var reader = ProfileReader(entries: entries)
+        try reader.read(into: &self)
+    }
+
+    /// Reads a profile file and applies `overrides` (entries from the user's configuration) on top.
+    public static func load(file: String, overrides: [ProfileEntry] = []) throws(ProfileError) -> BoardProfile {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ProfileError(file: file, line: 0, key: nil, message: "cannot read the board profile")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ProfileError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
+        }
+        var profile = try BoardProfile(entries: ProfileFile.parse(text, file: file) + overrides)
+        if profile.id.isEmpty {
+            profile.id = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        }
+        return profile
+    }
+
+    /// Whether a configuration section belongs to the controls: `board`, `controls`, `button-*`, `encoder-*`,
+    /// `chord-*` (the daemon passes these through to `BoardProfile`).
+    public static func isControlsSection(_ section: String) -> Bool {
+        section == "board" || section == "controls"
+            || ["button", "encoder", "chord"].contains { section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".") }
+    }
+
+    /// The profile in `directory` whose `model` prefixes match this machine's /proc/device-tree/model (or `model`),
+    /// or nil. Profiles that fail to parse are skipped.
+    public static func detect(in directory: String, model: String? = nil) -> String? {
+        let text = model ?? (try? String(contentsOfFile: "/proc/device-tree/model", encoding: .utf8))
+        guard let machine = text?.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n ")), !machine.isEmpty,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
+        var best: (file: String, length: Int)?
+        for name in names.sorted() where name.hasSuffix(".toml") {
+            let file = directory + "/" + name
+            guard let profile = try? load(file: file) else { continue }
+            for prefix in profile.models where machine.hasPrefix(prefix) && prefix.count > (best?.length ?? 0) {
+                best = (file, prefix.count)
+            }
+        }
+        return best?.file
+    }
+}

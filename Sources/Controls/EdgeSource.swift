@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One edge as a source reports it: which keymap line, its new logical level, and the kernel timestamp
+/// (CLOCK_MONOTONIC nanoseconds).
+public struct RawEdge: Sendable, Hashable {
+    public var line: Int
+    public var level: Bool
+    public var time: UInt64
+
+    public init(line: Int, level: Bool, time: UInt64) {
+        self.line = line
+        self.level = level
+        self.time = time
+    }
+}
+
+/// Where the GPIO thread gets edges: descriptors to poll for input and a way to read what is pending on each.
+/// Created, used and closed on the GPIO thread only.
+protocol EdgeSource: AnyObject {
+    var descriptors: [Int32] { get }
+    /// Appends the edges pending on `descriptors[index]`; never blocks. Throws the errno when the source is broken.
+    func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError)
+    /// The logical level of each of its lines now.
+    func levels() -> [(line: Int, level: Bool)]
+    func close()
+}
+
+/// A source that stopped working (a chip unplugged, a descriptor closed), with the errno.
+struct EdgeSourceError: Error {
+    var errno: Int32
+}
+
+/// Edges written to a file descriptor as 16-byte records — line (UInt32), level (UInt32: 0 or 1), time (UInt64),
+/// little-endian — for tests and benchmarks that drive the whole service without GPIO hardware. Writers use
+/// `PipeEdgeSource.record`. Used on the GPIO thread only; it closes its descriptor when done.
+public final class PipeEdgeSource: EdgeSource {
+    let fd: Int32
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// The bytes of one record.
+    public static func record(_ edge: RawEdge) -> [UInt8] {
+        let line = UInt32(edge.line).littleEndian, level = UInt32(edge.level ? 1 : 0).littleEndian
+        let time = edge.time.littleEndian
+        return withUnsafeBytes(of: line, Array.init) + withUnsafeBytes(of: level, Array.init)
+            + withUnsafeBytes(of: time, Array.init)
+    }
+
+    var descriptors: [Int32] { [fd] }
+
+    func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError) {
+        var buffer = [UInt8](repeating: 0, count: 16 * 64)
+        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EAGAIN || errno == EINTR { return }
+            throw EdgeSourceError(errno: errno)
+        }
+        if count == 0 { throw EdgeSourceError(errno: EPIPE) }
+        precondition(count % 16 == 0, "edge records are written whole (16 bytes, atomic on a pipe)")
+        for start in stride(from: 0, to: count, by: 16) {
+            func word<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
+                var value: T = 0
+                let from = start + offset
+                withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: buffer[from..<(from + T.bitWidth / 8)]) }
+                return T(littleEndian: value)
+            }
+            edges.append(RawEdge(line: Int(word(0, UInt32.self)), level: word(4, UInt32.self) != 0,
+                                 time: word(8, UInt64.self)))
+        }
+    }
+
+    func levels() -> [(line: Int, level: Bool)] { [] }
+
+    func close() {
+        _ = Glibc.close(fd)
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds: the clock of GPIO edge timestamps and of the GPIO thread's timer.
+public func monotonicNanoseconds() -> UInt64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+}

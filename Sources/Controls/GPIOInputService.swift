@@ -1,0 +1,83 @@
+import FermataCore
+import Logging
+import ServiceLifecycle
+
+/// The physical controls as a service: buttons and rotary encoders on GPIO lines (libgpiod v1 or v2), debounced,
+/// turned into gestures and then, through the keymap, into actions delivered to a `PlayerControl` in order.
+///
+/// Lines that cannot be had (no such chip or line, in use, no permission) are logged once each and left out; the
+/// service keeps running with the rest — and with none — until graceful shutdown or cancellation, so it never ends
+/// its `ServiceGroup` early. The GPIO work happens on its own thread (`InputReactor`); `run` consumes its events on
+/// the calling task. `run` is called once; the value itself may be shared.
+public struct GPIOInputService: Service {
+    let config: ControlsConfig
+    let player: any PlayerControl
+    let logger: Logger
+    let input: ControlsInput
+    let reportEdges: Bool
+    let extraActions: (@Sendable (KeyAction) async -> Void)?
+    let observer: (@Sendable (ControlEvent) async -> Void)?
+
+    /// - Parameters:
+    ///   - config: the controls (usually `BoardProfile.controls`, with the user's overrides applied).
+    ///   - player: receives the actions, one at a time, in order.
+    ///   - input: `.gpio`, or edge records for tests and benchmarks.
+    ///   - reportEdges: also pass raw edges to `observer` (for `fermata gpio monitor`).
+    ///   - extraActions: handles actions `ControlAction` has no case for yet (tempo, announce, shutdown); without
+    ///     it they are logged as unsupported.
+    ///   - observer: sees every event after it was handled (actions after the player took them).
+    public init(config: ControlsConfig, player: any PlayerControl, logger: Logger, input: ControlsInput = .gpio,
+                reportEdges: Bool = false, extraActions: (@Sendable (KeyAction) async -> Void)? = nil,
+                observer: (@Sendable (ControlEvent) async -> Void)? = nil) {
+        self.config = config
+        self.player = player
+        self.logger = logger
+        self.input = input
+        self.reportEdges = reportEdges
+        self.extraActions = extraActions
+        self.observer = observer
+    }
+
+    /// The libgpiod this build uses and where debouncing happens, e.g. "libgpiod 1.6.3 (v1 API; debounce 10 ms in
+    /// user space)".
+    public static func libraryDescription(debounceMs: Int) -> String {
+        GPIOLineOpener.describeLibrary(debounceMs: UInt64(debounceMs))
+    }
+
+    public func run() async throws {
+        var keymap = Keymap(config)
+        if !config.enabled {
+            logger.info("controls: disabled in the configuration")
+            keymap = Keymap(ControlsConfig())
+        }
+        let (events, continuation) = AsyncStream.makeStream(of: ControlEvent.self,
+                                                            bufferingPolicy: .bufferingNewest(1024))
+        let reactor = InputReactor(keymap: keymap, input: input, consumer: config.consumer, logger: logger,
+                                   reportEdges: reportEdges, continuation: continuation)
+        reactor.start()
+        await withTaskCancellationOrGracefulShutdownHandler {
+            for await event in events {
+                if case let .action(action, source, _) = event { await deliver(action, from: source) }
+                await observer?(event)
+            }
+        } onCancelOrGracefulShutdown: {
+            reactor.stop()
+        }
+        reactor.stop()
+    }
+
+    private func deliver(_ action: KeyAction, from source: String) async {
+        do {
+            let mode = action.needsStatus ? await player.status().repeatMode : .off
+            if let control = action.controlAction(currentRepeat: mode) {
+                try await player.perform(control)
+            } else if let extraActions {
+                await extraActions(action)
+            } else {
+                logger.notice("controls: \(source): \(action) is not supported by the player yet")
+            }
+        } catch {
+            logger.info("controls: \(source): \(action): \(error)")
+        }
+    }
+}

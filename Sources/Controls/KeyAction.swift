@@ -1,0 +1,128 @@
+import FermataCore
+
+/// What a button gesture, an encoder detent or a chord asks for, as written in a board profile or the user's config:
+/// `play-pause`, `play`, `pause`, `stop`, `next`, `previous`, `seek+10`, `seek-10`, `volume+2`, `volume-2`, `tempo+5`,
+/// `tempo-5`, `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
+/// `announce`, `shutdown`, `none`. A value; any thread.
+public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
+    case togglePause, play, pause, stop, next, previous
+    /// Relative seek in seconds (hold-repeat).
+    case seek(seconds: Double)
+    /// Relative volume in steps of the 0–100 scale.
+    case volume(Int)
+    /// Relative tempo in percent.
+    case tempo(percent: Int)
+    /// off → queue → track → off.
+    case repeatCycle
+    case loopCycle, loopSetA, loopSetB, loopClear
+    /// Say what is playing.
+    case announce
+    /// Power the box off (a long hold; off by default).
+    case shutdown
+
+    public init?(parsing text: String) {
+        switch text {
+        case "play-pause", "toggle-pause": self = .togglePause
+        case "play": self = .play
+        case "pause": self = .pause
+        case "stop": self = .stop
+        case "next": self = .next
+        case "previous", "prev": self = .previous
+        case "repeat-cycle": self = .repeatCycle
+        case "loop": self = .loopCycle
+        case "loop-a": self = .loopSetA
+        case "loop-b": self = .loopSetB
+        case "loop-clear": self = .loopClear
+        case "announce": self = .announce
+        case "shutdown": self = .shutdown
+        default:
+            guard let (name, amount) = Self.signedAmount(text) else { return nil }
+            switch name {
+            case "seek": self = .seek(seconds: amount)
+            case "volume" where amount == amount.rounded(): self = .volume(Int(amount))
+            case "tempo" where amount == amount.rounded(): self = .tempo(percent: Int(amount))
+            default: return nil
+            }
+        }
+    }
+
+    /// "seek+10" → ("seek", 10); the sign is required.
+    private static func signedAmount(_ text: String) -> (String, Double)? {
+        guard let sign = text.firstIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+        guard let value = Double(text[sign...]), value != 0, value.isFinite else { return nil }
+        return (String(text[..<sign]), value)
+    }
+
+    public var description: String {
+        switch self {
+        case .togglePause: "play-pause"
+        case .play: "play"
+        case .pause: "pause"
+        case .stop: "stop"
+        case .next: "next"
+        case .previous: "previous"
+        case let .seek(s): "seek" + Self.signed(s == s.rounded() ? "\(Int(s))" : "\(s)", negative: s < 0)
+        case let .volume(v): "volume" + Self.signed("\(v)", negative: v < 0)
+        case let .tempo(p): "tempo" + Self.signed("\(p)", negative: p < 0)
+        case .repeatCycle: "repeat-cycle"
+        case .loopCycle: "loop"
+        case .loopSetA: "loop-a"
+        case .loopSetB: "loop-b"
+        case .loopClear: "loop-clear"
+        case .announce: "announce"
+        case .shutdown: "shutdown"
+        }
+    }
+
+    private static func signed(_ digits: String, negative: Bool) -> String { negative ? digits : "+" + digits }
+
+    /// Whether `times` of this action can be sent as one bigger step (an accelerated encoder detent).
+    public var scales: Bool {
+        switch self {
+        case .seek, .volume, .tempo: true
+        default: false
+        }
+    }
+
+    /// The same action `times` as big (for scalable actions; others are unchanged).
+    public func scaled(by times: Int) -> KeyAction {
+        switch self {
+        case let .seek(s): .seek(seconds: s * Double(times))
+        case let .volume(v): .volume(v * times)
+        case let .tempo(p): .tempo(percent: p * times)
+        default: self
+        }
+    }
+
+    /// The player action, given the player's current repeat mode; nil for actions `ControlAction` does not have yet
+    /// (tempo, announce, shutdown), which go to the service's `extraActions` handler instead.
+    public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
+        switch self {
+        case .togglePause: .togglePause
+        case .play: .play
+        case .pause: .pause
+        case .stop: .stop
+        case .next: .next
+        case .previous: .previous
+        case let .seek(s): .seekBy(seconds: s)
+        case let .volume(v): .changeVolume(by: v)
+        case .repeatCycle: .setRepeat(Self.cycle(after: currentRepeat))
+        case .loopCycle: .loopCycle
+        case .loopSetA: .loopSetA
+        case .loopSetB: .loopSetB
+        case .loopClear: .loopClear
+        case .tempo, .announce, .shutdown: nil
+        }
+    }
+
+    /// Whether `controlAction` needs the player's repeat mode (read with `status()` first).
+    public var needsStatus: Bool { self == .repeatCycle }
+
+    static func cycle(after mode: RepeatMode) -> RepeatMode {
+        switch mode {
+        case .off: .queue
+        case .queue: .track
+        case .track: .off
+        }
+    }
+}

@@ -1,0 +1,90 @@
+import Controls
+import Foundation
+import Logging
+import Synchronization
+
+/// `latency`: edge timestamp → action delivered to the player, for a button that acts on press. `--sim` presses a
+/// gpio-sim line through sysfs (inside the kernel lab: the real libgpiod and kernel path); `--pipe` writes edge
+/// records stamped with the current time into the service's record input. The edge timestamp is the kernel's (or,
+/// with user-space debounce, the moment the debounce period ran out), so debounce itself is excluded.
+struct LatencyBenchmark {
+    let arguments: BenchArguments
+
+    init(_ arguments: BenchArguments) {
+        self.arguments = arguments
+    }
+
+    func run() async throws {
+        let presses = arguments.int("--presses", 300)
+        var config = ControlsConfig()
+        config.debounceMs = arguments.int("--debounce-ms", 10)
+        let rig = try BenchRig(sim: arguments.sim, lines: 1)
+        config.buttons = [ButtonConfig(name: "button", line: rig.line(0), actions: [.press: .togglePause])]
+        let probe = DeliveryProbe()
+        let service = GPIOInputService(config: config, player: NullPlayer(), logger: Logger(label: "bench"),
+                                       input: rig.input(userDebounce: true), observer: { event in
+            let now = monotonicNanoseconds()
+            switch event {
+            case .ready: probe.signal(at: now, edge: 0)
+            case let .action(_, _, at): probe.signal(at: now, edge: at)
+            default: break
+            }
+        })
+        let task = Task { try await service.run() }
+        defer { task.cancel() }
+        guard probe.wait(seconds: 30) != nil else { throw BenchError(description: "the service did not start") }
+        let samples = try await Self.drive(rig, presses: presses, probe: probe, debounceMs: config.debounceMs)
+        let where_ = arguments.sim ? "gpio-sim, " + GPIOInputService.libraryDescription(debounceMs: config.debounceMs)
+            : "pipe records, debounce \(config.debounceMs) ms in user space"
+        print("latency (\(where_)), \(samples.count) presses:")
+        print("  edge timestamp → action delivered: " + Self.summary(samples.map(\.fromEdge)) + " (target p99 < 2 ms)")
+        print("  press written → action delivered (with debounce): " + Self.summary(samples.map(\.fromWrite)))
+    }
+
+    /// Presses and releases, waiting for each press's action; on a thread of its own so the waits block nothing.
+    static func drive(_ rig: BenchRig, presses: Int, probe: DeliveryProbe, debounceMs: Int) async throws
+        -> [(fromEdge: UInt64, fromWrite: UInt64)] {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                var samples: [(UInt64, UInt64)] = []
+                var random = SystemRandomNumberGenerator()
+                for _ in 0..<presses {
+                    let written = monotonicNanoseconds()
+                    rig.set(0, pressed: true)
+                    guard let (delivered, edge) = probe.wait(seconds: 5) else {
+                        continuation.resume(throwing: BenchError(description: "a press was not delivered"))
+                        return
+                    }
+                    samples.append((delivered - edge, delivered - written))
+                    usleep(UInt32(20_000 + Int.random(in: 0..<20_000, using: &random)))
+                    rig.set(0, pressed: false)
+                    usleep(UInt32(20_000 + debounceMs * 1000 + Int.random(in: 0..<20_000, using: &random)))
+                }
+                continuation.resume(returning: samples)
+            }.start()
+        }
+    }
+
+    static func summary(_ values: [UInt64]) -> String {
+        let sorted = values.sorted()
+        func ms(_ v: UInt64) -> String { String(format: "%.3f ms", Double(v) / 1e6) }
+        let p99 = sorted[max(0, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        return "p50 \(ms(sorted[sorted.count / 2])), p99 \(ms(p99)), max \(ms(sorted.last!))"
+    }
+}
+
+/// Hands (delivery time, edge time) pairs from the service's observer to the driving thread. Any thread.
+final class DeliveryProbe: Sendable {
+    private let pending = Mutex<[(UInt64, UInt64)]>([])
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    func signal(at now: UInt64, edge: UInt64) {
+        pending.withLock { $0.append((now, edge)) }
+        semaphore.signal()
+    }
+
+    func wait(seconds: Double) -> (UInt64, UInt64)? {
+        guard semaphore.wait(timeout: .now() + seconds) == .success else { return nil }
+        return pending.withLock { $0.removeFirst() }
+    }
+}

@@ -1,0 +1,32 @@
+import Library
+import Logging
+import ServiceLifecycle
+
+/// The daemon's background work: forwards changes to MPD `idle` clients, and runs the start-up scan when the
+/// configuration asks for one (after audio has started, at the scanner's lower priority).
+/// Threads: `run` is called once by the service group.
+struct BackgroundTasks: Service {
+    let backend: FermataBackend
+    let library: Library
+    let scanOnStart: Bool
+    let logger: Logger
+
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await backend.forwardChanges() }
+            if scanOnStart {
+                group.addTask {
+                    do {
+                        let summary = try await library.scan(.incremental)
+                        logger.info("start-up scan: \(summary)")
+                    } catch {
+                        logger.error("start-up scan failed: \(error)")
+                    }
+                }
+            }
+            try? await gracefulShutdown()
+            library.cancelScan()
+            group.cancelAll()
+        }
+    }
+}

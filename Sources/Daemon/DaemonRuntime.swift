@@ -1,0 +1,106 @@
+import AudioCore
+import FermataConfig
+import AudioOutput
+import FermataCore
+import Foundation
+import Library
+import Logging
+import MPDProtocol
+import MPDServer
+import NIOCore
+import Player
+import ServiceLifecycle
+
+/// The daemon put together: opens the state database, starts audio at the saved position before anything else is
+/// loaded, then loads the rest of the queue and starts the control services; runs until SIGTERM/SIGINT.
+/// Threads: `run` is called once, from `fermatad`'s main task.
+public struct DaemonRuntime {
+    let config: DaemonConfig
+    let logger: Logger
+    /// When the process started (for the "audio after N ms" log line).
+    let started: ContinuousClock.Instant
+
+    public init(config: DaemonConfig, logger: Logger, started: ContinuousClock.Instant) {
+        self.config = config
+        self.logger = logger
+        self.started = started
+    }
+
+    public func run() async throws {
+        let database = try StateDatabaseOpener.open(stateDirectory: config.stateDirectory, logger: logger)
+        let store = StateStore(database: database, logger: logger)
+        let head = try await store.loadHead()
+        let output = OutputSpec(parsing: config.output)
+        let engine = PlaybackEngine(sink: output.makeSink(), config: engineConfig())
+        let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
+                            logger: Logger(label: "fermata.player"))
+        let policy = Player.ResumePolicy(rawValue: config.resume) ?? .playing
+        await player.restore(snapshot: head.snapshot ?? firstStartSnapshot(), entries: head.entries, policy: policy)
+        let rest = try await store.loadQueue()
+        let saved = head.snapshot ?? firstStartSnapshot()
+        await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,
+                                  shuffledOrder: rest.shuffledOrder)
+        let summary = "fermatad ready: audio to \(output.destination); \(rest.entries.count) queue entries; "
+            + "state in \(database.path); output thread \(engine.schedulingNote)"
+        logger.notice("\(summary)")
+        let library = Library(database: database, musicDirectory: config.musicDirectory)
+        let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
+        let backend = try FermataBackend(player: player, library: library, playlists: playlists,
+                                         outputName: config.output, logger: logger)
+        let services: [any Service] = [
+            PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
+                          logger: logger),
+            BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
+            MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
+        ]
+        let notifier = SystemdNotifier()
+        notifier.ready(status: "ready")
+        let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
+                                                      gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        notifier.stopping()
+    }
+
+    /// The control port's settings from the `[mpd]` section.
+    func serverConfiguration() throws -> MPDServerConfiguration {
+        var tcp: MPDServerConfiguration.TCPEndpoint?
+        if !config.listen.isEmpty, let colon = config.listen.lastIndex(of: ":") {
+            let host = String(config.listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+            tcp = .init(host: host, port: Int(config.listen[config.listen.index(after: colon)...]) ?? 6600)
+        }
+        let socket = config.socketPath.isEmpty ? nil : config.socketPath
+        if let socket {
+            try? FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent,
+                                                     withIntermediateDirectories: true)
+        }
+        let defaults = Permission(list: config.defaultPermissions.joined(separator: ",")) ?? .all
+        let session = SessionConfig(passwords: config.password.isEmpty ? [:] : [config.password: .all],
+                                    defaultPermissions: defaults)
+        return MPDServerConfiguration(tcp: tcp, unixSocketPath: socket, maxConnections: config.maxConnections,
+                                      connectionTimeout: .seconds(Int64(config.connectionTimeout)), session: session)
+    }
+
+    func engineConfig() -> EngineConfig {
+        var engine = EngineConfig()
+        engine.periodMilliseconds = config.periodMilliseconds
+        engine.periods = config.periods
+        engine.decodeAheadMilliseconds = config.decodeAheadMilliseconds
+        engine.loopCrossfadeMilliseconds = config.loopCrossfadeMilliseconds
+        engine.realtimePriority = config.realtimePriority > 0 ? Int32(config.realtimePriority) : nil
+        switch config.format {
+        case "fixed": engine.formatPolicy = .fixed(nil)
+        case "follow": engine.formatPolicy = .follow(settleMilliseconds: config.settleMilliseconds)
+        default: engine.formatPolicy = .fixed(AudioFormat(spec: config.format))
+        }
+        return engine
+    }
+
+    /// Modes for a first start, from the configuration.
+    func firstStartSnapshot() -> PlayerSnapshot {
+        var snapshot = PlayerSnapshot()
+        snapshot.volume = config.volume
+        snapshot.repeatMode = RepeatMode(rawValue: config.repeatMode) ?? .off
+        snapshot.replayGain = ReplayGainMode(rawValue: config.replayGain) ?? .off
+        return snapshot
+    }
+}

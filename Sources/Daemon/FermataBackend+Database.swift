@@ -1,0 +1,133 @@
+import FermataCore
+import Foundation
+import Library
+import MPDProtocol
+
+/// Database commands. Filters are evaluated with the protocol's own `SongFilterMatcher` over the library's tracks
+/// (narrowed in SQL by a `base` directory when the filter has one), so every filter form MPD clients send works alike.
+extension FermataBackend {
+    public func songs(_ query: SongQuery) async throws -> [SongInfo] {
+        var songs = try await matching(query.filter)
+        if let sort = query.sort { songs.sort { Self.ordered($0, $1, by: sort) } }
+        if let window = query.window { songs = Array(songs[window.clamped(to: songs.count)]) }
+        return songs
+    }
+
+    public func tagValues(_ request: TagListRequest) async throws -> [MPDProtocol.TagListRow] {
+        let songs = if let filter = request.filter { try await matching(filter) } else { try await allSongs() }
+        var rows = Set<MPDProtocol.TagListRow>()
+        for song in songs {
+            let values: [String] = switch request.key {
+            case let .tag(type): song.values(type)
+            case .file: [song.uri]
+            }
+            let groups = request.groups.map { song.first($0) ?? "" }
+            for value in values { rows.insert(MPDProtocol.TagListRow(groups: groups, value: value)) }
+        }
+        return rows.sorted { a, b in
+            a.groups == b.groups ? a.value < b.value : a.groups.lexicographicallyPrecedes(b.groups)
+        }
+    }
+
+    public func count(_ filter: SongFilter?, groupBy: TagType?) async throws -> [CountRow] {
+        let songs = if let filter { try await matching(filter) } else { try await allSongs() }
+        guard let groupBy else {
+            return [CountRow(songs: songs.count, playtime: Int64(songs.reduce(0) { $0 + ($1.duration ?? 0) }))]
+        }
+        var groups: [String: (Int, Double)] = [:]
+        for song in songs {
+            let key = song.first(groupBy) ?? ""
+            groups[key, default: (0, 0)].0 += 1
+            groups[key, default: (0, 0)].1 += song.duration ?? 0
+        }
+        return groups.keys.sorted().map { CountRow(group: $0, songs: groups[$0]!.0, playtime: Int64(groups[$0]!.1)) }
+    }
+
+    public func browse(_ uri: String, recursive: Bool) async throws -> [DirectoryEntry] {
+        if !uri.isEmpty, let song = await song(uri: uri) { return [.song(song)] }
+        guard let listing = try await library.directory(uri) else { throw MPDError(.noExist, "No such directory") }
+        var out: [DirectoryEntry] = []
+        for directory in listing.directories {
+            out.append(.directory(path: directory, lastModified: nil))
+            if recursive { out += try await browse(directory, recursive: true) }
+        }
+        out += listing.tracks.map { .song(SongInfo($0)) }
+        if uri.isEmpty && !recursive { out += try playlists.list().map { .playlist($0) } }
+        return out
+    }
+
+    public func files(in uri: String) async throws -> [FileEntry] {
+        let path = try musicGuard.resolve(uri)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+            throw MPDError(.noExist, "No such directory")
+        }
+        return names.sorted().compactMap { name in
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name) else { return nil }
+            let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
+            return FileEntry(name: name, isDirectory: isDirectory,
+                             size: isDirectory ? nil : (attributes[.size] as? NSNumber)?.int64Value,
+                             lastModified: (attributes[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970) })
+        }
+    }
+
+    public func update(_ uri: String?, rescan: Bool) async throws -> Int {
+        if let uri, !uri.isEmpty { _ = try musicGuard.resolve(uri) }
+        let job = library.startScan(rescan ? .full : .incremental)
+        idle.publish(.update)
+        return job
+    }
+
+    /// Cover art from a `cover.jpg`/`folder.jpg`/`cover.png` beside the song (`albumart`); embedded pictures are
+    /// noted by the library by hash only and not served.
+    public func coverArt(_ request: CoverArtRequest) async throws -> CoverArtChunk? {
+        let path = try musicGuard.resolve(request.uri)
+        guard request.source == .directoryFile else { return nil }
+        let directory = (path as NSString).deletingLastPathComponent
+        for name in ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "front.jpg"] {
+            let file = directory + "/" + name
+            guard let handle = FileHandle(forReadingAtPath: file) else { continue }
+            defer { try? handle.close() }
+            let size = Int(try handle.seekToEnd())
+            guard request.offset <= size else { throw MPDError(.argument, "Bad file offset") }
+            try handle.seek(toOffset: UInt64(request.offset))
+            let bytes = [UInt8](try handle.read(upToCount: request.maxLength) ?? Data())
+            return CoverArtChunk(totalSize: size, mimeType: name.hasSuffix(".png") ? "image/png" : "image/jpeg", bytes: bytes)
+        }
+        return nil
+    }
+
+    // MARK: helpers
+
+    func allSongs() async throws -> [SongInfo] { try await library.find([]).map(SongInfo.init) }
+
+    func matching(_ filter: SongFilter) async throws -> [SongInfo] {
+        let matcher: SongFilterMatcher
+        do { matcher = try SongFilterMatcher(filter) } catch {
+            throw MPDError(.argument, "Bad regular expression: \(error.pattern)")
+        }
+        let narrowed = Self.base(of: filter).map { [TagFilter(.base, $0)] } ?? []
+        return try await library.find(narrowed).map(SongInfo.init).filter(matcher.matches)
+    }
+
+    /// A `base` directory every match must be under, when the filter says so at its top level.
+    static func base(of filter: SongFilter) -> String? {
+        switch filter {
+        case let .base(directory): directory
+        case let .and(parts): parts.lazy.compactMap(base(of:)).first
+        default: nil
+        }
+    }
+
+    static func ordered(_ a: SongInfo, _ b: SongInfo, by sort: SongSort) -> Bool {
+        let result: Bool
+        switch sort.key {
+        case let .tag(type):
+            let (x, y) = (a.first(type) ?? "", b.first(type) ?? "")
+            if x == y { return a.uri < b.uri }
+            result = type == .track || type == .disc ? (Int(x) ?? 0, x) < (Int(y) ?? 0, y) : x < y
+        case .lastModified:
+            result = (a.lastModified ?? 0) < (b.lastModified ?? 0)
+        }
+        return sort.descending ? !result : result
+    }
+}

@@ -1,0 +1,54 @@
+import MPDProtocol
+
+/// Stored playlist commands over `PlaylistStore`.
+extension FermataBackend {
+    public func storedPlaylists() async throws -> [StoredPlaylistInfo] { try playlists.list() }
+
+    public func storedPlaylistSongs(_ name: String) async throws -> [SongInfo] {
+        var songs: [SongInfo] = []
+        for uri in try playlists.read(name) { songs.append(await song(uri: uri) ?? SongInfo(uri: uri)) }
+        return songs
+    }
+
+    public func editStoredPlaylist(_ name: String, _ edit: StoredPlaylistEdit) async throws {
+        switch edit {
+        case let .saveQueue(mode):
+            let queue = await player.queueView().queue.entries.map(\.uri)
+            let exists = playlists.exists(name)
+            switch mode {
+            case .create:
+                guard !exists else { throw MPDError(.exist, "Playlist already exists") }
+                try playlists.write(name, queue)
+            case .append: try playlists.write(name, (exists ? try playlists.read(name) : []) + queue)
+            case .replace: try playlists.write(name, queue)
+            }
+        case let .add(uri, position):
+            _ = try musicGuard.resolve(uri)
+            var uris = playlists.exists(name) ? try playlists.read(name) : []
+            let added = try await resolve(.uri(uri, recursive: true))
+            let at = min(position ?? uris.count, uris.count)
+            uris.insert(contentsOf: added, at: at)
+            try playlists.write(name, uris)
+        case .clear:
+            try playlists.write(name, [])
+        case let .delete(range):
+            var uris = try playlists.read(name)
+            guard range.start < uris.count else { throw MPDError.badSongIndex() }
+            uris.removeSubrange(range.clamped(to: uris.count))
+            try playlists.write(name, uris)
+        case let .move(from, to):
+            var uris = try playlists.read(name)
+            let range = from.clamped(to: uris.count)
+            guard !range.isEmpty, to >= 0, to + range.count <= uris.count else { throw MPDError.badSongIndex() }
+            let moving = Array(uris[range])
+            uris.removeSubrange(range)
+            uris.insert(contentsOf: moving, at: to)
+            try playlists.write(name, uris)
+        case let .rename(newName):
+            try playlists.rename(name, to: newName)
+        case .remove:
+            try playlists.remove(name)
+        }
+        idle.publish(.storedPlaylist)
+    }
+}

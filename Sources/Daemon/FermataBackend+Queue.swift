@@ -1,0 +1,118 @@
+import FermataCore
+import Foundation
+import Library
+import MPDProtocol
+import Player
+
+/// Queue commands: reading with tags from the library, and edits through the player (durable before they return).
+extension FermataBackend {
+    public func queueSongs(_ query: QueueQuery) async throws -> [SongInfo] {
+        let view = await player.queueView()
+        let entries = view.queue.entries
+        var selected: [(Int, QueueEntry)]
+        switch query {
+        case .all:
+            selected = Array(entries.enumerated())
+        case let .positions(range):
+            guard range.start <= entries.count else { throw MPDError.badSongIndex() }
+            selected = range.clamped(to: entries.count).map { ($0, entries[$0]) }
+        case let .id(id):
+            guard let index = view.queue.index(of: id) else { throw MPDError.noSuchSong() }
+            selected = [(index, entries[index])]
+        case let .changes(version, window):
+            selected = view.queue.changes(since: Int(version)).map { ($0.position, $0.entry) }
+            if let window { selected = selected.filter { window.clamped(to: entries.count).contains($0.0) } }
+        case .matching:
+            selected = Array(entries.enumerated())
+        }
+        var songs: [SongInfo] = []
+        for (position, entry) in selected {
+            var song = await song(uri: entry.uri) ?? SongInfo(uri: entry.uri)
+            song.queuePosition = position
+            song.queueID = entry.id
+            songs.append(song)
+        }
+        if case let .matching(filter) = query {
+            let matcher = try SongFilterMatcher(filter)
+            songs = songs.filter(matcher.matches)
+        }
+        return songs
+    }
+
+    @discardableResult
+    public func editQueue(_ edit: MPDProtocol.QueueEdit) async throws -> [EntryID] {
+        let view = await player.queueView()
+        do {
+            switch edit {
+            case let .add(source, position):
+                let uris = try await resolve(source)
+                let at = try insertionIndex(position, view)
+                return await player.insert(uris: uris, at: at)
+            case let .delete(target):
+                try await player.remove(ids: Set(try entries(target, view).map(\.id)))
+            case let .move(target, position):
+                let moving = try entries(target, view)
+                guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return [] }
+                let destination = try insertionIndex(position, view) ?? (view.queue.count - moving.count)
+                guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
+                try await player.move(first..<(first + moving.count), to: destination)
+            case .clear:
+                await player.clear()
+            case let .shuffle(range):
+                await player.shuffle(range.map { $0.clamped(to: view.queue.count) })
+            }
+        } catch let error as Player.ActionError {
+            throw Self.mpdError(error)
+        }
+        return []
+    }
+
+    /// The files a queue source names, checked against the music directory.
+    func resolve(_ source: QueueSource) async throws -> [String] {
+        switch source {
+        case let .uri(uri, _):
+            let absolute = try musicGuard.resolve(uri)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+                throw MPDError(.noExist, "No such directory")
+            }
+            guard isDirectory.boolValue else { return [uri] }
+            let base = uri.isEmpty ? [] : [TagFilter(.base, uri)]
+            let tracks = try await library.find(base)
+            guard !tracks.isEmpty else { throw MPDError(.noExist, "No such directory") }
+            return tracks.map(\.path)
+        case let .matching(query):
+            return try await songs(query).map(\.uri)
+        case let .storedPlaylist(name, range):
+            let uris = try playlists.read(name)
+            return range.map { Array(uris[$0.clamped(to: uris.count)]) } ?? uris
+        }
+    }
+
+    private func insertionIndex(_ position: QueueInsertPosition, _ view: QueueView) throws -> Int? {
+        let current = view.current.flatMap(view.queue.index(of:))
+        switch position {
+        case .end: return nil
+        case let .absolute(index):
+            guard index >= 0, index <= view.queue.count else { throw MPDError.badSongIndex() }
+            return index
+        case let .afterCurrent(offset):
+            guard let current else { throw MPDError(.playerSync, "No current song") }
+            return min(view.queue.count, current + 1 + offset)
+        case let .beforeCurrent(offset):
+            guard let current else { throw MPDError(.playerSync, "No current song") }
+            return max(0, current - offset)
+        }
+    }
+
+    private func entries(_ target: QueueTarget, _ view: QueueView) throws -> [QueueEntry] {
+        switch target {
+        case let .id(id):
+            guard let entry = view.queue.entry(id: id) else { throw MPDError.noSuchSong() }
+            return [entry]
+        case let .positions(range):
+            guard range.start < view.queue.count else { throw MPDError.badSongIndex() }
+            return Array(view.queue.entries[range.clamped(to: view.queue.count)])
+        }
+    }
+}

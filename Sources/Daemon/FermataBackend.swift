@@ -1,0 +1,159 @@
+import Decoders
+import FermataCore
+import Foundation
+import Library
+import Logging
+import MPDProtocol
+import Player
+import Synchronization
+
+/// The daemon's answer to every MPD command: the player actor for transport and the queue, the library for the
+/// database and stickers, the playlist store for stored playlists. Publishes each change on `idle`.
+/// Threads: Sendable; handlers call it from any task, concurrently.
+public final class FermataBackend: MPDBackend {
+    public let idle = IdleBroadcaster()
+    public let capabilities: BackendCapabilities
+    let player: Player
+    let library: Library
+    let playlists: PlaylistStore
+    let musicGuard: MusicPathGuard
+    let outputName: String
+    let outputEnabled = Mutex(true)
+    let started = Date()
+    let logger: Logger
+    /// Songs by URI (library lookups for the queue), dropped after each scan.
+    let songCache = Mutex([String: SongInfo]())
+
+    public init(player: Player, library: Library, playlists: PlaylistStore, outputName: String, logger: Logger) throws {
+        self.player = player
+        self.library = library
+        self.playlists = playlists
+        self.outputName = outputName
+        self.logger = logger
+        musicGuard = try MusicPathGuard(musicDirectory: library.musicDirectory)
+        capabilities = BackendCapabilities(
+            decoders: [
+                DecoderPluginInfo(name: "flac", suffixes: ["flac", "fla"], mimeTypes: ["audio/flac", "audio/x-flac"]),
+                DecoderPluginInfo(name: "vorbis", suffixes: ["ogg", "oga"], mimeTypes: ["audio/ogg", "audio/vorbis"]),
+                DecoderPluginInfo(name: "wav", suffixes: ["wav", "wave"], mimeTypes: ["audio/wav", "audio/x-wav"]),
+            ],
+            urlHandlers: [], stickers: true)
+    }
+
+    /// Forwards player changes and scan progress to `idle` until cancelled.
+    public func forwardChanges() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await change in self.player.changes {
+                    switch change {
+                    case .player: self.idle.publish(.player)
+                    case .queue: self.idle.publish(.playlist)
+                    case .mixer: self.idle.publish(.mixer)
+                    case .options: self.idle.publish(.options)
+                    }
+                }
+            }
+            group.addTask {
+                var wasRunning = false
+                for await progress in self.library.progressUpdates() {
+                    let running = progress.isRunning
+                    if running != wasRunning {
+                        self.idle.publish(running ? .update : [.update, .database])
+                        if !running { self.songCache.withLock { $0.removeAll() } }
+                    }
+                    wasRunning = running
+                }
+            }
+        }
+    }
+
+    // MARK: player
+
+    public func perform(_ action: ControlAction) async throws {
+        do {
+            try await player.perform(action)
+        } catch let error as Player.ActionError {
+            throw Self.mpdError(error)
+        }
+    }
+
+    public func setOption(_ option: PlayerOption) async throws {
+        switch option {
+        case let .random(on): await player.setShuffled(on)
+        case let .consume(on): await player.setConsume(on)
+        case let .crossfade(seconds):
+            guard seconds == 0 else { throw MPDError(.argument, "Fermata plays gaplessly; crossfade is always 0") }
+        case .clearError: await player.clearError()
+        }
+    }
+
+    public func status() async throws -> MPDStatusInfo {
+        let status = await player.status()
+        let view = await player.queueView()
+        var info = MPDStatusInfo(player: status, random: view.queue.shuffledOrder != nil, consume: view.consume,
+                                 queueVersion: UInt32(truncatingIfNeeded: view.queue.version),
+                                 queueLength: view.queue.count)
+        let playing = status.entryID ?? view.current
+        info.songPosition = playing.flatMap(view.queue.index(of:))
+        if let next = view.upcoming {
+            info.nextSongID = next
+            info.nextSongPosition = view.queue.index(of: next)
+        }
+        if let playing, let entry = view.queue.entry(id: playing), let song = await song(uri: entry.uri) {
+            info.player.duration = song.duration
+            info.audioFormat = song.format
+        }
+        let progress = library.progress
+        if progress.isRunning { info.updatingJob = progress.job }
+        return info
+    }
+
+    public func stats() async throws -> MPDStats {
+        let stats = try await library.stats()
+        return MPDStats(artists: stats.artists, albums: stats.albums, songs: stats.songs,
+                        uptime: Int64(Date().timeIntervalSince(started)), playtime: 0,
+                        databasePlaytime: Int64(stats.playtime),
+                        databaseUpdated: Int64(stats.lastScan?.timeIntervalSince1970 ?? 0))
+    }
+
+    // MARK: outputs
+
+    public func outputs() async throws -> [OutputInfo] {
+        [OutputInfo(id: 0, name: outputName, plugin: outputName == "null" ? "null" : "alsa",
+                    enabled: outputEnabled.withLock { $0 })]
+    }
+
+    /// Disabling the only output mutes it (the stream keeps its place); enabling restores the volume.
+    public func setOutput(_ id: Int, enabled: Bool?) async throws {
+        guard id == 0 else { throw MPDError(.noExist, "No such audio output") }
+        let now = outputEnabled.withLock { state in
+            state = enabled ?? !state
+            return state
+        }
+        await player.setMuted(!now)
+        idle.publish(.output)
+    }
+
+    // MARK: helpers
+
+    /// The library's song for `uri`, cached.
+    func song(uri: String) async -> SongInfo? {
+        if let cached = songCache.withLock({ $0[uri] }) { return cached }
+        guard let track = try? await library.track(path: uri) else { return nil }
+        let song = SongInfo(track)
+        songCache.withLock { cache in
+            if cache.count > 20_000 { cache.removeAll() }
+            cache[uri] = song
+        }
+        return song
+    }
+
+    static func mpdError(_ error: Player.ActionError) -> MPDError {
+        switch error {
+        case .noSuchEntry: .noSuchSong()
+        case .emptyQueue: MPDError(.playerSync, "The queue is empty")
+        case .notPlaying: MPDError(.playerSync, "Not playing")
+        default: MPDError(.argument, error.description)
+        }
+    }
+}

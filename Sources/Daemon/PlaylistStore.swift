@@ -1,0 +1,62 @@
+import Foundation
+import Glibc
+import MPDProtocol
+
+/// Stored playlists as `.m3u` files (one URI per line) in `<state>/playlists`: readable and editable by hand, and
+/// written crash-safely (temporary file, fsync, rename, fsync of the directory) so a power cut leaves either the old or
+/// the new list. Threads: any (each call works on whole files; the last rename wins).
+public struct PlaylistStore: Sendable {
+    public let directory: String
+
+    public init(directory: String) {
+        self.directory = directory
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { directory + "/" + name + ".m3u" }
+
+    public func list() throws -> [StoredPlaylistInfo] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return names.filter { $0.hasSuffix(".m3u") }.sorted().map { file in
+            let date = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + file))?[.modificationDate]
+            return StoredPlaylistInfo(name: String(file.dropLast(4)),
+                                      lastModified: (date as? Date).map { Int64($0.timeIntervalSince1970) })
+        }
+    }
+
+    public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
+
+    public func read(_ name: String) throws -> [String] {
+        guard let data = FileManager.default.contents(atPath: path(name)) else { throw MPDError.noSuchPlaylist() }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    public func write(_ name: String, _ uris: [String]) throws {
+        let temporary = path(name) + ".tmp"
+        let text = uris.map { $0 + "\n" }.joined()
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw MPDError(.system, "cannot write playlist: \(String(cString: strerror(errno)))") }
+        let ok = text.utf8CString.withUnsafeBufferPointer { buffer in
+            Glibc.write(fd, buffer.baseAddress, buffer.count - 1) == buffer.count - 1
+        } && fsync(fd) == 0
+        close(fd)
+        guard ok, Glibc.rename(temporary, path(name)) == 0 else {
+            unlink(temporary)
+            throw MPDError(.system, "cannot write playlist (disk full or read-only?)")
+        }
+        let dirfd = open(directory, O_RDONLY | O_DIRECTORY)
+        if dirfd >= 0 { fsync(dirfd); close(dirfd) }
+    }
+
+    public func remove(_ name: String) throws {
+        guard exists(name) else { throw MPDError.noSuchPlaylist() }
+        try FileManager.default.removeItem(atPath: path(name))
+    }
+
+    public func rename(_ name: String, to newName: String) throws {
+        guard exists(name) else { throw MPDError.noSuchPlaylist() }
+        guard !exists(newName) else { throw MPDError(.exist, "Playlist already exists") }
+        guard Glibc.rename(path(name), path(newName)) == 0 else { throw MPDError(.system, "cannot rename playlist") }
+    }
+}

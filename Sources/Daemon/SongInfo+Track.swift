@@ -1,0 +1,23 @@
+import Library
+import MPDProtocol
+
+extension SongInfo {
+    /// The protocol's view of a library track.
+    init(_ track: Track) {
+        var tags: [TagValue] = []
+        func add(_ type: TagType, _ value: String?) { if let value, !value.isEmpty { tags.append(TagValue(type, value)) } }
+        add(.artist, track.artist)
+        add(.albumArtist, track.albumArtist)
+        add(.album, track.album)
+        add(.title, track.title)
+        add(.track, track.trackNumber.map(String.init))
+        add(.disc, track.discNumber.map(String.init))
+        add(.date, track.date)
+        add(.genre, track.genre)
+        add(.composer, track.composer)
+        let bits = track.bitsPerSample > 0 ? String(track.bitsPerSample) : "f"
+        self.init(uri: track.path, tags: tags, duration: track.duration,
+                  format: "\(track.sampleRate):\(bits):\(track.channels)",
+                  lastModified: track.modifiedNanoseconds / 1_000_000_000)
+    }
+}

@@ -1,0 +1,37 @@
+import Library
+
+/// The daemon's tables in the state database: the queue and the player's saved state. Named migrations, appended after
+/// the library's; never edited once shipped.
+enum StateMigrations {
+    static func register(in migrations: inout SchemaMigrations) {
+        migrations.register("v1-queue-state") { db in
+            try db.execute(sql: """
+                CREATE TABLE queue_entry (
+                    id INTEGER PRIMARY KEY,
+                    sort_key INTEGER NOT NULL,
+                    shuffle_key INTEGER,
+                    uri TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    rg_track_gain REAL, rg_track_peak REAL, rg_album_gain REAL, rg_album_peak REAL
+                );
+                CREATE INDEX queue_entry_sort ON queue_entry(sort_key);
+                CREATE TABLE player_state (
+                    id INTEGER PRIMARY KEY CHECK (id = 1),
+                    transport TEXT NOT NULL DEFAULT 'stopped',
+                    current_entry INTEGER,
+                    position_frames INTEGER NOT NULL DEFAULT 0,
+                    sample_rate INTEGER NOT NULL DEFAULT 0,
+                    volume INTEGER NOT NULL DEFAULT 100,
+                    repeat_mode TEXT NOT NULL DEFAULT 'off',
+                    single INTEGER NOT NULL DEFAULT 0,
+                    consume INTEGER NOT NULL DEFAULT 0,
+                    replay_gain TEXT NOT NULL DEFAULT 'off',
+                    shuffled INTEGER NOT NULL DEFAULT 0,
+                    loop_entry INTEGER, loop_start INTEGER, loop_end INTEGER, loop_count INTEGER,
+                    queue_version INTEGER NOT NULL DEFAULT 1,
+                    next_entry_id INTEGER NOT NULL DEFAULT 1
+                );
+                """)
+        }
+    }
+}

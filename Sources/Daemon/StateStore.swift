@@ -1,0 +1,141 @@
+import Decoders
+import FermataCore
+import Foundation
+import GRDB
+import Library
+import Logging
+import Player
+import Synchronization
+
+/// Saves the queue and the player state in the state database, writing as few rows as possible: sparse sort keys
+/// (an edit rewrites only the rows it moved), one row for the player state, one small UPDATE per position checkpoint.
+/// Queue edits and state changes commit with `synchronous=FULL` (durable when the call returns, power cut included);
+/// checkpoints too, since they are the position a power cut comes back to.
+///
+/// When a write fails (disk full, read-only), the player keeps going from memory: the store logs once, and the next
+/// successful write rewrites the whole queue and state so nothing stays out of date.
+/// Threads: an actor; the player actor calls it one call at a time.
+public actor StateStore: PlayerPersistence {
+    let database: LibraryDatabase
+    let logger: Logger
+    var sortKeys: [EntryID: Int64] = [:]
+    var shuffleKeys: [EntryID: Int64] = [:]
+    var failing = false
+    /// The newest queue and state handed to the store, for the full rewrite after a failure.
+    var lastQueue: PlayQueue?
+    var lastSnapshot: PlayerSnapshot?
+    /// Writes that failed since start (for `fermata doctor` and tests).
+    public internal(set) var failedWrites = 0
+
+    public init(database: LibraryDatabase, logger: Logger) {
+        self.database = database
+        self.logger = logger
+    }
+
+    /// The state database with the daemon's tables.
+    public static func open(stateDirectory: String) throws -> LibraryDatabase {
+        try LibraryDatabase(stateDirectory: stateDirectory) { StateMigrations.register(in: &$0) }
+    }
+
+    // MARK: loading
+
+    /// What a restart needs first: the saved state and the current and next entries (by list order).
+    /// `snapshot` is nil on a first start (nothing saved yet).
+    public func loadHead() async throws -> (snapshot: PlayerSnapshot?, shuffled: Bool, entries: [QueueEntry]) {
+        try await database.pool.read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player_state WHERE id = 1") == true else { return (nil, false, []) }
+            let (snapshot, shuffled) = try Self.readSnapshot(db)
+            var entries: [QueueEntry] = []
+            if let current = snapshot.currentEntry,
+               let row = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE id = ?", arguments: [current]) {
+                entries.append(Self.entry(row))
+                let key: Int64 = row["sort_key"]
+                if let next = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE sort_key > ? ORDER BY sort_key LIMIT 1",
+                                               arguments: [key]) { entries.append(Self.entry(next)) }
+            }
+            return (snapshot, shuffled, entries)
+        }
+    }
+
+    /// The whole saved queue in list order, and the shuffled order when shuffle is on.
+    public func loadQueue() async throws -> (entries: [QueueEntry], shuffledOrder: [EntryID]?) {
+        let (entries, keys, shuffle, shuffled) = try await database.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM queue_entry ORDER BY sort_key")
+            let shuffled: Bool = try Bool.fetchOne(db, sql: "SELECT shuffled FROM player_state WHERE id = 1") ?? false
+            let keys = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as EntryID, $0["sort_key"] as Int64) })
+            let shuffle = Dictionary(uniqueKeysWithValues: rows.compactMap { row -> (EntryID, Int64)? in
+                (row["shuffle_key"] as Int64?).map { (row["id"], $0) }
+            })
+            return (rows.map(Self.entry), keys, shuffle, shuffled)
+        }
+        sortKeys = keys
+        shuffleKeys = shuffle
+        let order = shuffled ? entries.map(\.id).sorted { (shuffle[$0] ?? 0, $0) < (shuffle[$1] ?? 0, $1) } : nil
+        return (entries, order)
+    }
+
+    // MARK: PlayerPersistence
+
+    public func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
+        lastQueue = queue
+        lastSnapshot = snapshot
+        var inserted: [QueueEntry] = []
+        var removed: Set<EntryID> = []
+        switch edit {
+        case .cleared:
+            sortKeys = [:]
+            shuffleKeys = [:]
+        case let .removed(ids):
+            removed = ids
+            for id in ids { sortKeys[id] = nil; shuffleKeys[id] = nil }
+        case let .inserted(entries, _):
+            inserted = entries
+        case .reordered, .shuffleOrder:
+            break
+        }
+        let cleared: Bool = if case .cleared = edit { true } else { false }
+        let (removedIDs, insertedEntries) = (removed, inserted)
+        let sortUpdates = OrderKeys.plan(order: queue.entries.map(\.id), existing: sortKeys)
+        let shuffleUpdates = queue.shuffledOrder.map { OrderKeys.plan(order: $0, existing: shuffleKeys) }
+        let shuffleOff = queue.shuffledOrder == nil && !shuffleKeys.isEmpty
+        let written = await write { db in
+            if cleared { try db.execute(sql: "DELETE FROM queue_entry") }
+            for id in removedIDs { try db.execute(sql: "DELETE FROM queue_entry WHERE id = ?", arguments: [id]) }
+            for entry in insertedEntries {
+                try Self.insert(entry, sortKey: sortUpdates[entry.id] ?? 0, shuffleKey: shuffleUpdates?[entry.id], db)
+            }
+            let insertedIDs = Set(insertedEntries.map(\.id))
+            for (id, key) in sortUpdates where !insertedIDs.contains(id) {
+                try db.execute(sql: "UPDATE queue_entry SET sort_key = ? WHERE id = ?", arguments: [key, id])
+            }
+            for (id, key) in shuffleUpdates ?? [:] where !insertedIDs.contains(id) {
+                try db.execute(sql: "UPDATE queue_entry SET shuffle_key = ? WHERE id = ?", arguments: [key, id])
+            }
+            if shuffleOff { try db.execute(sql: "UPDATE queue_entry SET shuffle_key = NULL") }
+            for entry in queue.entries where entry.version == queue.version && !insertedIDs.contains(entry.id) {
+                try db.execute(sql: "UPDATE queue_entry SET version = ? WHERE id = ?", arguments: [entry.version, entry.id])
+            }
+            try Self.writeSnapshot(snapshot, shuffled: queue.shuffledOrder != nil, db)
+        }
+        if written {
+            sortKeys.merge(sortUpdates) { $1 }
+            if let shuffleUpdates { shuffleKeys.merge(shuffleUpdates) { $1 } }
+            if shuffleOff { shuffleKeys = [:] }
+        }
+    }
+
+    public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
+        lastSnapshot = snapshot
+        _ = await write { db in try Self.writeSnapshot(snapshot, shuffled: nil, db) }
+    }
+
+    public func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {
+        lastSnapshot?.currentEntry = entry
+        lastSnapshot?.positionFrames = frame
+        lastSnapshot?.sampleRate = sampleRate
+        _ = await write { db in
+            try db.execute(sql: "UPDATE player_state SET current_entry = ?, position_frames = ?, sample_rate = ? WHERE id = 1",
+                           arguments: [entry, frame, sampleRate])
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import AudioCore
+
+/// One documented configuration key: its name, help text, how to validate and apply a value, and how to print the
+/// current one. The table `all` is the single source of truth for the file format, the flags and `config show`.
+struct ConfigKey: Sendable {
+    let name: String
+    let help: String
+    /// Returns nil when applied, else what is wrong with the value.
+    let apply: @Sendable (inout DaemonConfig, ConfigValue) -> String?
+    let current: @Sendable (DaemonConfig) -> String
+    let parseFlag: @Sendable (String) -> ConfigValue
+
+    static var all: [ConfigKey] {
+        [
+            text("paths.music", \.musicDirectory, "Music directory (read-only for Fermata)."),
+            text("paths.state", \.stateDirectory, "State directory: the database lives here (must be writable)."),
+            text("audio.output", \.output, "ALSA PCM name (plughw:CARD=...,DEV=0), `null` (paced, discarded) or file:PATH.") {
+                $0.isEmpty ? "must not be empty" : nil
+            },
+            text("audio.format", \.format, "fixed (one device format, convert), follow (reopen per track) or RATE:s16|s24|s32|f32:CH.") {
+                ["fixed", "follow"].contains($0) || AudioFormat(spec: $0) != nil ? nil
+                    : "must be fixed, follow or RATE:ENCODING:CHANNELS such as 48000:s32:2"
+            },
+            integer("audio.settle_ms", \.settleMilliseconds, 0...5000, "With format = follow: silence after a reopen."),
+            integer("audio.period_ms", \.periodMilliseconds, 1...200, "Device period in milliseconds."),
+            integer("audio.periods", \.periods, 2...16, "Periods in the device buffer."),
+            integer("audio.decode_ahead_ms", \.decodeAheadMilliseconds, 100...30000, "How far decoding runs ahead."),
+            integer("audio.loop_crossfade_ms", \.loopCrossfadeMilliseconds, 0...200, "Crossfade at the A-B loop seam."),
+            integer("audio.realtime_priority", \.realtimePriority, 0...99, "SCHED_FIFO priority of the output thread (0: off)."),
+            integer("audio.volume", \.volume, 0...100, "Volume at first start (later the saved volume is used)."),
+            choice("audio.replay_gain", \.replayGain, ["off", "track", "album", "auto"], "ReplayGain mode at first start."),
+            choice("playback.resume", \.resume, ["playing", "paused", "off"], "After a restart: play, pause or stay stopped."),
+            choice("playback.repeat", \.repeatMode, ["off", "track", "queue"], "Repeat mode at first start (queue: the endless set list)."),
+            number("playback.checkpoint_interval", \.checkpointInterval, 0.2...3600, "Seconds between position saves while playing."),
+            boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
+            text("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).") {
+                $0.isEmpty || $0.split(separator: ":").last.flatMap { Int($0) }.map { (1...65535).contains($0) } == true
+                    ? nil : "must be HOST:PORT"
+            },
+            text("mpd.socket", \.socketPath, "Unix socket for MPD clients and the fermata CLI (empty: none)."),
+            text("mpd.password", \.password, "Password clients send with `password` (empty: none)."),
+            strings("mpd.default_permissions", \.defaultPermissions, ["read", "add", "control", "admin"],
+                    "Permissions without a password."),
+            integer("mpd.max_connections", \.maxConnections, 1...1024, "Simultaneous MPD clients."),
+            integer("mpd.connection_timeout", \.connectionTimeout, 1...86400, "Seconds before an idle (non-`idle`) client is closed."),
+            choice("log.level", \.logLevel, ["trace", "debug", "info", "notice", "warning", "error"], "Log level (stderr)."),
+        ]
+    }
+
+    static func text(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, String> & Sendable, _ help: String,
+        validate: @escaping @Sendable (String) -> String? = { _ in nil }
+    ) -> ConfigKey {
+        ConfigKey(name: name, help: help, apply: { config, value in
+            guard case let .string(s) = value else { return "must be a quoted string" }
+            if let problem = validate(s) { return problem }
+            config[keyPath: path] = s
+            return nil
+        }, current: { "\"\($0[keyPath: path])\"" }, parseFlag: { .string($0) })
+    }
+
+    static func choice(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, String> & Sendable, _ options: [String], _ help: String
+    ) -> ConfigKey {
+        text(name, path, help + " One of: " + options.joined(separator: ", ") + ".") {
+            options.contains($0) ? nil : "must be one of " + options.joined(separator: ", ")
+        }
+    }
+
+    static func integer(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Int> & Sendable, _ range: ClosedRange<Int>, _ help: String
+    ) -> ConfigKey {
+        ConfigKey(name: name, help: help + " (\(range.lowerBound)–\(range.upperBound))", apply: { config, value in
+            guard case let .integer(i) = value else { return "must be a whole number" }
+            guard range.contains(i) else { return "must be between \(range.lowerBound) and \(range.upperBound)" }
+            config[keyPath: path] = i
+            return nil
+        }, current: { "\($0[keyPath: path])" }, parseFlag: { Int($0).map(ConfigValue.integer) ?? .string($0) })
+    }
+
+    static func number(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Double> & Sendable, _ range: ClosedRange<Double>,
+        _ help: String
+    ) -> ConfigKey {
+        ConfigKey(name: name, help: help, apply: { config, value in
+            let number: Double
+            switch value {
+            case let .float(f): number = f
+            case let .integer(i): number = Double(i)
+            default: return "must be a number"
+            }
+            guard range.contains(number) else { return "must be between \(range.lowerBound) and \(range.upperBound)" }
+            config[keyPath: path] = number
+            return nil
+        }, current: { "\($0[keyPath: path])" }, parseFlag: { Double($0).map(ConfigValue.float) ?? .string($0) })
+    }
+
+    static func boolean(_ name: String, _ path: WritableKeyPath<DaemonConfig, Bool> & Sendable, _ help: String) -> ConfigKey {
+        ConfigKey(name: name, help: help, apply: { config, value in
+            guard case let .boolean(b) = value else { return "must be true or false" }
+            config[keyPath: path] = b
+            return nil
+        }, current: { "\($0[keyPath: path])" }, parseFlag: { Bool($0).map(ConfigValue.boolean) ?? .string($0) })
+    }
+
+    static func strings(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, [String]> & Sendable, _ options: [String], _ help: String
+    ) -> ConfigKey {
+        ConfigKey(name: name, help: help + " Any of: " + options.joined(separator: ", ") + ".", apply: { config, value in
+            guard case let .strings(items) = value else { return "must be an array of strings like [\"read\"]" }
+            if let bad = items.first(where: { !options.contains($0) }) { return "unknown value \"\(bad)\"" }
+            config[keyPath: path] = items
+            return nil
+        }, current: { "[" + $0[keyPath: path].map { "\"\($0)\"" }.joined(separator: ", ") + "]" },
+        parseFlag: { .strings($0.split(separator: ",").map(String.init)) })
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+/// The daemon's settings. Every key has a default; a file overrides defaults, command-line flags override the file.
+/// `origins` records where each value came from (for `fermata config show`). A value type; any thread.
+public struct DaemonConfig: Sendable, Equatable {
+    public var musicDirectory = "/srv/music"
+    public var stateDirectory = "/var/lib/fermata"
+    public var output = "default"
+    public var format = "fixed"
+    public var settleMilliseconds = 0
+    public var periodMilliseconds = 5
+    public var periods = 4
+    public var decodeAheadMilliseconds = 1500
+    public var loopCrossfadeMilliseconds = 5
+    public var realtimePriority = 40
+    public var volume = 100
+    public var replayGain = "off"
+    public var resume = "playing"
+    public var repeatMode = "off"
+    public var checkpointInterval = 2.0
+    public var scanOnStart = false
+    public var listen = "127.0.0.1:6600"
+    public var socketPath = "/run/fermata/mpd.sock"
+    public var password = ""
+    public var defaultPermissions = ["read", "add", "control", "admin"]
+    public var maxConnections = 32
+    public var connectionTimeout = 60
+    public var logLevel = "info"
+    /// Key → "default", "FILE:LINE" or "--flag".
+    public var origins: [String: String] = [:]
+
+    public init() {}
+
+    /// Loads `file` over the defaults. A missing file is an error only when `required` (an explicit `--config`).
+    public static func load(file: String?, required: Bool) throws(ConfigError) -> DaemonConfig {
+        var config = DaemonConfig()
+        guard let file else { return config }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            if required || FileManager.default.fileExists(atPath: file) {
+                throw ConfigError(file: file, line: 0, key: nil, message: "cannot read the configuration file")
+            }
+            return config
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
+        }
+        for entry in try ConfigFile.parse(text, file: file) {
+            guard let key = ConfigKey.all.first(where: { $0.name == entry.qualifiedKey }) else {
+                throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: "unknown key")
+            }
+            if let problem = key.apply(&config, entry.value) {
+                throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: problem)
+            }
+            config.origins[key.name] = "\(file):\(entry.line)"
+        }
+        return config
+    }
+
+    /// Sets `key` from a command-line flag, validating it like the file would.
+    public mutating func override(_ keyName: String, with text: String, flag: String) throws(ConfigError) {
+        guard let key = ConfigKey.all.first(where: { $0.name == keyName }) else {
+            throw ConfigError(file: flag, line: 0, key: keyName, message: "unknown key")
+        }
+        if let problem = key.apply(&self, key.parseFlag(text)) {
+            throw ConfigError(file: flag, line: 0, key: keyName, message: problem)
+        }
+        origins[keyName] = flag
+    }
+
+    /// Every key with its effective value and origin, in file order (for `fermata config show`).
+    public func effectiveValues() -> [(key: String, value: String, origin: String)] {
+        ConfigKey.all.map { ($0.name, $0.current(self), origins[$0.name] ?? "default") }
+    }
+
+    /// The documented default configuration file.
+    public static func documentedDefaults() -> String {
+        var out = "# Fermata configuration. Every key is optional; the value shown is the default.\n"
+        var section = ""
+        let defaults = DaemonConfig()
+        for key in ConfigKey.all {
+            let parts = key.name.split(separator: ".", maxSplits: 1)
+            if String(parts[0]) != section {
+                section = String(parts[0])
+                out += "\n[\(section)]\n"
+            }
+            out += "# \(key.help)\n#\(parts[1]) = \(key.current(defaults))\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,101 @@
+import GRDB
+
+/// Gives files that appeared in this scan the identity of a missing file with the same audio fingerprint, so their
+/// custom metadata comes back after a move, a rename, or an absence (an SD card swapped, a NAS offline).
+///
+/// Rules, per fingerprint: a missing identity goes first to a new file at its old path, then to one with the same file
+/// name, then to any other; each identity and each new file is used once, so copies of one recording keep separate
+/// identities. A changed file whose audio now matches a missing identity takes it (`mv b.flac a.flac` moves b's
+/// metadata onto a) and leaves its old identity missing; otherwise it keeps its identity (a re-encode in place keeps
+/// its metadata).
+///
+/// Not thread-safe: used by the scan thread only, inside `ScanFinisher`.
+struct IdentityMatcher {
+    let pool: DatabasePool
+    /// Tracks with a larger row id were added by this scan.
+    let lastTrackBefore: Int64
+    let now: Int64
+
+    private struct Missing {
+        var id: Int64
+        var lastPath: String
+    }
+
+    private struct Candidate {
+        var trackID: Int64
+        var path: String
+        /// The identity the track has now: a fresh one (new file) or its old one (changed file).
+        var identityID: Int64
+        /// For a changed file, the fingerprint its old identity had.
+        var oldFingerprint: String?
+    }
+
+    /// Re-attaches identities; returns how many files got a missing identity back.
+    func reattach(changes: [ScanWriter.FingerprintChange]) throws -> Int {
+        try pool.write { db in
+            var missing: [String: [Missing]] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, fingerprint, last_path FROM missing_identity ORDER BY id")
+            while let row = try rows.next() {
+                missing[row[1], default: []].append(Missing(id: row[0], lastPath: row[2]))
+            }
+            guard !missing.isEmpty else { return 0 }
+            var candidates: [String: [Candidate]] = [:]
+            for change in changes where missing[change.fingerprint] != nil {
+                candidates[change.fingerprint, default: []].append(Candidate(
+                    trackID: change.trackID, path: change.path, identityID: change.identityID,
+                    oldFingerprint: change.oldFingerprint))
+            }
+            let fresh = try Row.fetchCursor(db, sql: """
+                SELECT id, path, identity_id, fingerprint FROM track
+                WHERE id > ? AND fingerprint IN (SELECT fingerprint FROM missing_identity) ORDER BY path
+                """, arguments: [lastTrackBefore])
+            while let row = try fresh.next() {
+                candidates[row[3], default: []].append(
+                    Candidate(trackID: row[0], path: row[1], identityID: row[2], oldFingerprint: nil))
+            }
+            var restored = 0
+            for (fingerprint, identities) in missing {
+                guard let found = candidates[fingerprint] else { continue }
+                restored += try pair(identities, found, db)
+            }
+            return restored
+        }
+    }
+
+    private func pair(_ identities: [Missing], _ candidates: [Candidate], _ db: Database) throws -> Int {
+        var identities = identities
+        var candidates = candidates
+        var count = 0
+        let rules: [(Missing, Candidate) -> Bool] = [
+            { $0.lastPath == $1.path },
+            { PathText.fileName($0.lastPath) == PathText.fileName($1.path) },
+            { _, _ in true },
+        ]
+        for rule in rules {
+            var index = 0
+            while index < identities.count {
+                if let match = candidates.firstIndex(where: { rule(identities[index], $0) }) {
+                    try adopt(identities[index], by: candidates[match], db)
+                    candidates.remove(at: match)
+                    identities.remove(at: index)
+                    count += 1
+                } else {
+                    index += 1
+                }
+            }
+        }
+        return count
+    }
+
+    private func adopt(_ identity: Missing, by candidate: Candidate, _ db: Database) throws {
+        if let oldFingerprint = candidate.oldFingerprint {
+            // The changed file's own identity is left missing, with its metadata, at this path.
+            try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO missing_identity (id, fingerprint, last_path, missing_since) VALUES (?, ?, ?, ?)
+                """).execute(arguments: [candidate.identityID, oldFingerprint, candidate.path, now])
+        }
+        try db.cachedStatement(sql: "UPDATE track SET identity_id = ? WHERE id = ?")
+            .execute(arguments: [identity.id, candidate.trackID])
+        try db.cachedStatement(sql: "DELETE FROM missing_identity WHERE id = ?").execute(arguments: [identity.id])
+    }
+}

@@ -1,0 +1,111 @@
+import Decoders
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// What the database knew before this scan: every track and every rejected file with its size and modification time,
+/// found by a 64-bit hash of the raw relative path (so an unchanged file costs no string and no allocation), and a
+/// "seen" flag the walk sets.
+///
+/// Loaded by the scan thread, then read by the walking threads, which set the seen flags (each file is seen by one
+/// thread; flags live outside the Swift arrays, so concurrent marking needs no lock), then read by the scan thread
+/// after the walkers are joined.
+final class KnownFiles: @unchecked Sendable {
+    /// One file known before the scan.
+    struct Entry {
+        /// Track row id, or the `scan_issue` rowid of a rejected file.
+        var rowID: Int64
+        var size: Int64
+        var modified: Int64
+        var isRejected: Bool
+    }
+
+    private(set) var entries: [Entry] = []
+    private var seen = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    /// Path hash → entry index; -1 when two known paths share the hash (then `collided` decides).
+    private var index: [UInt64: Int32] = [:]
+    private var collided: [[UInt8]: Int32] = [:]
+
+    /// Tracks and rejected files whose size and mtime were recorded (transient issues are not: they are retried).
+    /// `expected`: about how many rows there are (the index is sized for them up front).
+    static func load(_ db: Database, expected: Int = 0) throws -> KnownFiles {
+        let known = KnownFiles()
+        known.entries.reserveCapacity(expected)
+        known.index.reserveCapacity(expected)
+        let queries = [
+            "SELECT id, COALESCE(path_bytes, CAST(path AS BLOB)), size, mtime, 0 FROM track",
+            """
+            SELECT rowid, COALESCE(path_bytes, CAST(path AS BLOB)), size, mtime, 1 FROM scan_issue
+            WHERE indexed = 0 AND size IS NOT NULL AND kind != 'vanished'
+            """,
+        ]
+        var collisions = Set<UInt64>()
+        for sql in queries {
+            // SQLite's C API directly: this runs over every known file before each scan.
+            let prepared = try db.makeStatement(sql: sql)
+            defer { withExtendedLifetime(prepared) {} }
+            let statement = prepared.sqliteStatement
+            while true {
+                let code = sqlite3_step(statement)
+                guard code == SQLITE_ROW else {
+                    guard code == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: code)) }
+                    break
+                }
+                let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, 1),
+                                                   count: Int(sqlite3_column_bytes(statement, 1)))
+                let hash = Self.hash(bytes)
+                let entry = Entry(rowID: sqlite3_column_int64(statement, 0), size: sqlite3_column_int64(statement, 2),
+                                  modified: sqlite3_column_int64(statement, 3),
+                                  isRejected: sqlite3_column_int64(statement, 4) != 0)
+                if known.index.updateValue(Int32(known.entries.count), forKey: hash) != nil { collisions.insert(hash) }
+                known.entries.append(entry)
+            }
+        }
+        if !collisions.isEmpty { try known.resolve(collisions, db, queries) }
+        known.seen = .allocate(capacity: known.entries.count)
+        known.seen.initialize(repeating: 0)
+        return known
+    }
+
+    deinit {
+        seen.deallocate()
+    }
+
+    /// Entry index of the file at `path` (raw relative bytes), if known.
+    func lookup(_ path: [UInt8]) -> Int? {
+        guard let found = index[path.withUnsafeBytes { Self.hash($0) }] else { return nil }
+        if found >= 0 { return Int(found) }
+        return collided[path].map(Int.init)
+    }
+
+    func markSeen(_ entry: Int) {
+        seen[entry] = 1
+    }
+
+    func isSeen(_ entry: Int) -> Bool {
+        seen[entry] != 0
+    }
+
+    /// Paths sharing a hash are looked up by their full bytes instead (a second pass, only when it happens).
+    private func resolve(_ collisions: Set<UInt64>, _ db: Database, _ queries: [String]) throws {
+        var position: Int32 = 0
+        for sql in queries {
+            let rows = try Row.fetchCursor(db, sql: sql)
+            while let row = try rows.next() {
+                let bytes: [UInt8] = try row.withUnsafeData(atIndex: 1) { $0.map { [UInt8]($0) } ?? [] }
+                let hash = bytes.withUnsafeBytes { Self.hash($0) }
+                if collisions.contains(hash) {
+                    index[hash] = -1
+                    collided[bytes] = position
+                }
+                position += 1
+            }
+        }
+    }
+
+    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hasher = ContentHasher()
+        hasher.update(bytes)
+        return hasher.finalize()
+    }
+}

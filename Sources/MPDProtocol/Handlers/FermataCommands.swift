@@ -1,0 +1,40 @@
+import FermataCore
+
+/// Fermata's own commands for what MPD lacks, under names MPD does not use (other clients never send them):
+/// the A–B practice loop.
+///
+/// `loop_a`, `loop_b` (set an end at the heard sample), `loop_cycle` (the one-button A → B → clear cycle),
+/// `loop_clear`, `loop_nudge a|b MS` (signed milliseconds), `loop_set START END [COUNT]` (seconds; COUNT limits the
+/// jumps back) and `loop_status` (`loop_start`/`loop_end` in seconds, `loop_repeat`, `loop_pending_a`).
+/// Stateless; run on the executing command's task.
+enum FermataCommands {
+    static func loopA(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetA) }
+    static func loopB(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetB) }
+    static func loopCycle(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopCycle) }
+    static func loopClear(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopClear) }
+
+    static func loopNudge(_ c: inout CommandContext) async throws {
+        guard let endpoint = LoopEndpoint(rawValue: c.arguments[0].lowercased()) else {
+            throw MPDError.badArgument("loop end must be \"a\" or \"b\"")
+        }
+        try await c.backend.perform(.loopNudge(endpoint, milliseconds: try c.int(1)))
+    }
+
+    static func loopSet(_ c: inout CommandContext) async throws {
+        let (start, end) = (try c.seconds(0), try c.seconds(1))
+        guard end > start else { throw MPDError.badArgument("loop end must be after its start") }
+        let count = c.argument(2) == nil ? nil : try c.unsigned(2)
+        try await c.backend.perform(.setLoop(startSeconds: start, endSeconds: end, repeatCount: count))
+    }
+
+    static func loopStatus(_ c: inout CommandContext) async throws {
+        let player = try await c.backend.status().player
+        let rate = Double(max(player.sourceSampleRate, 1))
+        if let loop = player.loop {
+            c.response.line("loop_start", seconds: Double(loop.start) / rate)
+            c.response.line("loop_end", seconds: Double(loop.end) / rate)
+            if let count = loop.repeatCount { c.response.line("loop_repeat", count) }
+        }
+        if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
+    }
+}

@@ -1,0 +1,112 @@
+import FermataCore
+
+/// Handlers for transport and playback options (`play` … `replay_gain_status`). Transport goes through `ControlAction`.
+///
+/// Stateless; run on the executing command's task.
+enum PlaybackCommands {
+    /// `play [POS]`; no position (or MPD's `-1`) resumes or starts at the current song.
+    static func play(_ c: inout CommandContext) async throws {
+        let position = c.argument(0) == nil ? -1 : try c.int(0)
+        guard position >= 0 else { return try await c.backend.perform(.play) }
+        try await c.backend.perform(.playEntry(try await QueueCommands.entryID(at: position, c.backend)))
+    }
+
+    static func playID(_ c: inout CommandContext) async throws {
+        let id = c.argument(0) == nil ? -1 : try c.int(0)
+        guard id >= 0 else { return try await c.backend.perform(.play) }
+        try await c.backend.perform(.playEntry(EntryID(id)))
+    }
+
+    static func pause(_ c: inout CommandContext) async throws {
+        guard c.argument(0) != nil else { return try await c.backend.perform(.togglePause) }
+        try await c.backend.perform(try c.bool(0) ? .pause : .resume)
+    }
+
+    static func stop(_ c: inout CommandContext) async throws { try await c.backend.perform(.stop) }
+    static func next(_ c: inout CommandContext) async throws { try await c.backend.perform(.next) }
+    static func previous(_ c: inout CommandContext) async throws { try await c.backend.perform(.previous) }
+
+    static func seek(_ c: inout CommandContext) async throws {
+        let id = try await QueueCommands.entryID(at: try c.unsigned(0), c.backend)
+        try await seek(entry: id, to: try c.seconds(1), c.backend)
+    }
+
+    static func seekID(_ c: inout CommandContext) async throws {
+        try await seek(entry: try c.entryID(0), to: try c.seconds(1), c.backend)
+    }
+
+    static func seekCurrent(_ c: inout CommandContext) async throws {
+        let text = c.arguments[0]
+        guard let value = Double(text), value.isFinite else {
+            throw MPDError.badArgument("Float expected: \"\(text)\"")
+        }
+        let relative = text.hasPrefix("+") || text.hasPrefix("-")
+        try await c.backend.perform(relative ? .seekBy(seconds: value) : .seek(seconds: max(0, value)))
+    }
+
+    /// MPD's seek to another song starts that song first.
+    static func seek(entry: EntryID, to seconds: Double, _ backend: any MPDBackend) async throws {
+        if try await backend.status().player.entryID != entry { try await backend.perform(.playEntry(entry)) }
+        try await backend.perform(.seek(seconds: seconds))
+    }
+
+    static func setVolume(_ c: inout CommandContext) async throws {
+        let volume = try c.int(0)
+        guard (0...100).contains(volume) else { throw MPDError.badArgument("Invalid volume value") }
+        try await c.backend.perform(.setVolume(volume))
+    }
+
+    static func changeVolume(_ c: inout CommandContext) async throws {
+        let delta = try c.int(0)
+        guard (-100...100).contains(delta) else { throw MPDError.badArgument("Invalid volume value") }
+        try await c.backend.perform(.changeVolume(by: delta))
+    }
+
+    static func getVolume(_ c: inout CommandContext) async throws {
+        c.response.line("volume", try await c.backend.status().player.volume)
+    }
+
+    static func setRepeat(_ c: inout CommandContext) async throws {
+        let on = try c.bool(0)
+        try await applyModes(c.backend) { $0.repeat = on }
+    }
+
+    static func setSingle(_ c: inout CommandContext) async throws {
+        guard c.arguments[0] != "oneshot" else { throw MPDError.badArgument("single oneshot is not supported") }
+        let on = try c.bool(0)
+        try await applyModes(c.backend) { $0.single = on }
+    }
+
+    /// Reads MPD's repeat/single pair, changes it, and sets Fermata's mapped repeat mode and single flag.
+    static func applyModes(
+        _ backend: any MPDBackend, _ change: (inout (repeat: Bool, single: Bool)) -> Void
+    ) async throws {
+        let player = try await backend.status().player
+        var modes = RepeatSingleMapping.mpd(repeatMode: player.repeatMode, single: player.single)
+        change(&modes)
+        let target = RepeatSingleMapping.fermata(repeat: modes.repeat, single: modes.single)
+        try await backend.perform(.setRepeat(target.repeatMode))
+        try await backend.perform(.setSingle(target.single))
+    }
+
+    static func random(_ c: inout CommandContext) async throws { try await c.backend.setOption(.random(try c.bool(0))) }
+    static func consume(_ c: inout CommandContext) async throws {
+        try await c.backend.setOption(.consume(try c.bool(0)))
+    }
+    static func clearError(_ c: inout CommandContext) async throws { try await c.backend.setOption(.clearError) }
+
+    static func crossfade(_ c: inout CommandContext) async throws {
+        try await c.backend.setOption(.crossfade(seconds: try c.unsigned(0)))
+    }
+
+    static func replayGainMode(_ c: inout CommandContext) async throws {
+        guard let mode = ReplayGainMode(rawValue: c.arguments[0]) else {
+            throw MPDError.badArgument("Unrecognized replay gain mode")
+        }
+        try await c.backend.perform(.setReplayGain(mode))
+    }
+
+    static func replayGainStatus(_ c: inout CommandContext) async throws {
+        c.response.line("replay_gain_mode", try await c.backend.status().player.replayGain.rawValue)
+    }
+}

@@ -1,0 +1,86 @@
+import FermataCore
+
+/// Handlers for the queue (MPD's "current playlist"): adding, deleting, moving, reading, version changes.
+///
+/// Stateless; run on the executing command's task.
+enum QueueCommands {
+    static func add(_ c: inout CommandContext) async throws {
+        let position = c.argument(1) == nil ? QueueInsertPosition.end : try c.insertPosition(1)
+        try await c.backend.editQueue(.add(.uri(try c.uri(0), recursive: true), at: position))
+    }
+
+    static func addID(_ c: inout CommandContext) async throws {
+        let position = c.argument(1) == nil ? QueueInsertPosition.end : try c.insertPosition(1)
+        let ids = try await c.backend.editQueue(.add(.uri(try c.uri(0), recursive: false), at: position))
+        guard let id = ids.first else { throw MPDError.notFound("No such song") }
+        c.response.line("Id", id)
+    }
+
+    static func delete(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.delete(.positions(try c.range(0))))
+    }
+
+    static func deleteID(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.delete(.id(try c.entryID(0))))
+    }
+
+    static func move(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.move(.positions(try c.range(0)), to: try c.insertPosition(1)))
+    }
+
+    static func moveID(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.move(.id(try c.entryID(0)), to: try c.insertPosition(1)))
+    }
+
+    static func clear(_ c: inout CommandContext) async throws { try await c.backend.editQueue(.clear) }
+
+    static func shuffle(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.shuffle(c.argument(0) == nil ? nil : try c.range(0)))
+    }
+
+    static func playlistInfo(_ c: inout CommandContext) async throws {
+        let query = c.argument(0) == nil ? QueueQuery.all : .positions(try c.range(0))
+        for song in try await c.backend.queueSongs(query) { c.printSong(song) }
+    }
+
+    static func playlistID(_ c: inout CommandContext) async throws {
+        let query = c.argument(0) == nil ? QueueQuery.all : .id(try c.entryID(0))
+        for song in try await c.backend.queueSongs(query) { c.printSong(song) }
+    }
+
+    static func changes(_ c: inout CommandContext) async throws {
+        for song in try await c.backend.queueSongs(try changesQuery(c)) { c.printSong(song) }
+    }
+
+    static func changesPositionID(_ c: inout CommandContext) async throws {
+        for song in try await c.backend.queueSongs(try changesQuery(c)) {
+            c.response.line("cpos", song.queuePosition ?? 0)
+            c.response.line("Id", song.queueID ?? 0)
+        }
+    }
+
+    static func find(_ c: inout CommandContext) async throws {
+        let filter = try SongFilterParser.parse(c.arguments, foldCase: false)
+        for song in try await c.backend.queueSongs(.matching(filter)) { c.printSong(song) }
+    }
+
+    static func search(_ c: inout CommandContext) async throws {
+        let filter = try SongFilterParser.parse(c.arguments, foldCase: true)
+        for song in try await c.backend.queueSongs(.matching(filter)) { c.printSong(song) }
+    }
+
+    static func changesQuery(_ c: CommandContext) throws(MPDError) -> QueueQuery {
+        guard let version = UInt32(c.arguments[0]) else {
+            throw .badArgument("Integer expected: \"\(c.arguments[0])\"")
+        }
+        return .changes(since: version, window: c.argument(1) == nil ? nil : try c.range(1))
+    }
+
+    /// The id of the entry at `position`, or `Bad song index`.
+    static func entryID(at position: Int, _ backend: any MPDBackend) async throws -> EntryID {
+        guard let id = try await backend.queueSongs(.positions(.single(position))).first?.queueID else {
+            throw MPDError.badSongIndex()
+        }
+        return id
+    }
+}

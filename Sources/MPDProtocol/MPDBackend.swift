@@ -1,0 +1,90 @@
+import FermataCore
+
+/// Everything the MPD command handlers need from the daemon, in coarse calls over plain values.
+///
+/// Implemented by the daemon over the player actor, the queue store and the library (and by an in-memory double in
+/// the tests). Methods are called from any task, concurrently for different connections, never on an event loop's
+/// thread in a way that may block it. Implementations must be thread-safe (an actor or actor-backed).
+///
+/// Errors: throw `MPDError` to choose the ACK code and message (`MPDError.noSuchSong()`, `.badSongIndex()`, …); any
+/// other error is reported as `ACK_ERROR_SYSTEM` with its description. URIs and playlist names reaching the backend
+/// have passed `URIValidator.checked` / `StoredPlaylistName.validate`; backends must still confine file access with
+/// `MusicPathGuard` (symlinks).
+///
+/// Changes: after every change a client could observe, publish the subsystem on `idle` (`.player` for transport,
+/// `.mixer` for volume, `.options` for repeat/random/single/consume/crossfade/replay gain, `.playlist` for the queue,
+/// `.storedPlaylist`, `.database`/`.update`, `.sticker`, `.output`). A queue edit must bump `queueVersion` and be
+/// committed before the call returns (the client's `OK` promises it).
+public protocol MPDBackend: Sendable {
+    /// Where the backend announces changes; each connection subscribes once.
+    var idle: IdleBroadcaster { get }
+
+    /// Static facts: decoders, URL handlers, whether stickers exist.
+    var capabilities: BackendCapabilities { get }
+
+    // MARK: Player
+
+    /// Transport, volume, repeat/single, replay gain and the A–B loop all go through FermataCore's `ControlAction`.
+    func perform(_ action: ControlAction) async throws
+
+    /// Random, consume, crossfade, clearerror. Refuse what Fermata does not do with an `MPDError`.
+    func setOption(_ option: PlayerOption) async throws
+
+    func status() async throws -> MPDStatusInfo
+    func stats() async throws -> MPDStats
+
+    // MARK: Queue
+
+    /// Reads queue songs with `queuePosition` and `queueID` set, in queue order.
+    func queueSongs(_ query: QueueQuery) async throws -> [SongInfo]
+
+    /// Applies one queue edit atomically. Returns the ids of added entries (empty for other edits).
+    @discardableResult
+    func editQueue(_ edit: QueueEdit) async throws -> [EntryID]
+
+    // MARK: Database
+
+    /// `find`/`search`: songs matching the query, sorted and windowed as asked (unsorted: library order).
+    func songs(_ query: SongQuery) async throws -> [SongInfo]
+
+    /// `list`: distinct values, sorted by group values then value.
+    func tagValues(_ request: TagListRequest) async throws -> [TagListRow]
+
+    /// `count`: one row, or one per value of `groupBy`.
+    func count(_ filter: SongFilter?, groupBy: TagType?) async throws -> [CountRow]
+
+    /// `lsinfo` (`recursive == false`) and `listall`/`listallinfo` (`true`) of a directory, or of one song when `uri`
+    /// names a song. `""` is the root; `lsinfo` of the root also lists stored playlists. Unknown: `No such directory`.
+    func browse(_ uri: String, recursive: Bool) async throws -> [DirectoryEntry]
+
+    /// `listfiles`: every file and directory in a library directory (names relative to it).
+    func files(in uri: String) async throws -> [FileEntry]
+
+    /// `update`/`rescan` of the whole library (`nil`) or below `uri`. Returns the job id (`updating_db`).
+    func update(_ uri: String?, rescan: Bool) async throws -> Int
+
+    /// A slice of a cover picture, or nil when the song has none (`albumart` then answers `No file exists`,
+    /// `readpicture` an empty response).
+    func coverArt(_ request: CoverArtRequest) async throws -> CoverArtChunk?
+
+    // MARK: Stored playlists
+
+    func storedPlaylists() async throws -> [StoredPlaylistInfo]
+
+    /// The songs of a stored playlist (tags filled when the library knows the file). Unknown: `No such playlist`.
+    func storedPlaylistSongs(_ name: String) async throws -> [SongInfo]
+
+    func editStoredPlaylist(_ name: String, _ edit: StoredPlaylistEdit) async throws
+
+    // MARK: Stickers (Fermata's custom metadata)
+
+    /// Runs one sticker operation. `get` of a missing sticker throws `MPDError(.noExist, "no such sticker")`.
+    func sticker(_ operation: StickerOperation) async throws -> [StickerMatch]
+
+    // MARK: Outputs
+
+    func outputs() async throws -> [OutputInfo]
+
+    /// Enables (`true`), disables (`false`) or toggles (`nil`) an output. Unknown id: `No such audio output`.
+    func setOutput(_ id: Int, enabled: Bool?) async throws
+}

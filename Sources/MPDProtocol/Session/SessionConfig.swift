@@ -1,0 +1,48 @@
+/// Per-server protocol settings shared by all connections: passwords, default permissions, protocol limits.
+///
+/// Immutable once the server runs; a plain value.
+public struct SessionConfig: Sendable {
+    /// The protocol version in the greeting (`OK MPD 0.23.5`): the MPD release whose commands are implemented.
+    public static let protocolVersion = "0.23.5"
+
+    /// Passwords and what each unlocks (MPD's `password "secret@read,add,control"`).
+    public var passwords: [String: Permission]
+    /// Permissions of a client that has not sent a password (MPD's `default_permissions`; MPD's default: all).
+    public var defaultPermissions: Permission
+    /// The most bytes one command list may collect before the client is dropped (MPD's `max_command_list_size`).
+    public var maxCommandListBytes: Int
+    /// The largest `binarylimit` a client may set.
+    public var maxBinaryLimit: Int
+
+    public init(
+        passwords: [String: Permission] = [:], defaultPermissions: Permission = .all,
+        maxCommandListBytes: Int = 2 * 1024 * 1024, maxBinaryLimit: Int = 8 * 1024 * 1024 - 4096
+    ) {
+        self.passwords = passwords
+        self.defaultPermissions = defaultPermissions
+        self.maxCommandListBytes = maxCommandListBytes
+        self.maxBinaryLimit = maxBinaryLimit
+    }
+
+    /// The settings a new connection starts with.
+    public var initialClientSettings: ClientSettings { ClientSettings(permissions: defaultPermissions) }
+}
+
+/// The per-connection settings that commands change: permissions (`password`), enabled tags (`tagtypes`),
+/// the binary chunk size (`binarylimit`).
+///
+/// A value owned by one connection's `ConnectionSession`.
+public struct ClientSettings: Sendable, Hashable {
+    public static let defaultBinaryLimit = 8192
+    public static let minimumBinaryLimit = 64
+
+    public var permissions: Permission
+    public var tagTypes: Set<TagType>
+    public var binaryLimit: Int
+
+    public init(permissions: Permission, tagTypes: Set<TagType> = Set(TagType.allCases), binaryLimit: Int = 8192) {
+        self.permissions = permissions
+        self.tagTypes = tagTypes
+        self.binaryLimit = binaryLimit
+    }
+}

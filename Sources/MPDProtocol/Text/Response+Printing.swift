@@ -1,0 +1,93 @@
+import FermataCore
+
+/// Printers for the protocol's value types, in MPD's line order.
+extension Response {
+    /// `file:`, `Last-Modified:`, `Format:`, the enabled tags, `Time:`/`duration:`, then `Pos:`/`Id:` for queue songs.
+    public mutating func song(_ song: SongInfo, tags enabled: Set<TagType>) {
+        line("file", song.uri)
+        if let modified = song.lastModified { line("Last-Modified", ResponseText.iso8601(modified)) }
+        if let format = song.format { line("Format", format) }
+        for tag in song.orderedTags where enabled.contains(tag.type) { line(tag.type.rawValue, tag.value) }
+        if let duration = song.duration {
+            line("Time", ResponseText.wholeSeconds(duration))
+            line("duration", seconds: duration)
+        }
+        if let position = song.queuePosition { line("Pos", position) }
+        if let id = song.queueID { line("Id", id) }
+    }
+
+    /// One `lsinfo`/`listallinfo` entry; with `full == false` only the `directory:`/`file:`/`playlist:` line.
+    public mutating func directoryEntry(_ entry: DirectoryEntry, tags enabled: Set<TagType>, full: Bool) {
+        switch entry {
+        case let .directory(path, modified):
+            line("directory", path)
+            if full, let modified { line("Last-Modified", ResponseText.iso8601(modified)) }
+        case let .song(info):
+            if full { song(info, tags: enabled) } else { line("file", info.uri) }
+        case let .playlist(info):
+            line("playlist", info.name)
+            if full, let modified = info.lastModified { line("Last-Modified", ResponseText.iso8601(modified)) }
+        }
+    }
+
+    /// `status`, in MPD 0.23's order.
+    public mutating func status(_ status: MPDStatusInfo) {
+        let player = status.player
+        let modes = RepeatSingleMapping.mpd(repeatMode: player.repeatMode, single: player.single)
+        line("volume", player.volume)
+        line("repeat", flag: modes.repeat)
+        line("random", flag: status.random)
+        line("single", flag: modes.single)
+        line("consume", flag: status.consume)
+        line("partition", "default")
+        line("playlist", status.queueVersion)
+        line("playlistlength", status.queueLength)
+        line("mixrampdb", "0")
+        line("state", Self.stateName(player.state))
+        if status.crossfadeSeconds > 0 { line("xfade", status.crossfadeSeconds) }
+        if let position = status.songPosition, let id = player.entryID {
+            line("song", position)
+            line("songid", id)
+        }
+        if player.state != .stopped {
+            let total = player.duration.map(ResponseText.wholeSeconds) ?? 0
+            line("time", "\(ResponseText.wholeSeconds(player.elapsed)):\(total)")
+            line("elapsed", seconds: player.elapsed)
+            line("bitrate", status.bitrate)
+            if let duration = player.duration { line("duration", seconds: duration) }
+            if let format = status.audioFormat { line("audio", format) }
+        }
+        if let job = status.updatingJob { line("updating_db", job) }
+        if let error = player.lastError { line("error", error) }
+        if let next = status.nextSongPosition, let nextID = status.nextSongID {
+            line("nextsong", next)
+            line("nextsongid", nextID)
+        }
+    }
+
+    public mutating func stats(_ stats: MPDStats) {
+        line("uptime", stats.uptime)
+        line("playtime", stats.playtime)
+        line("artists", stats.artists)
+        line("albums", stats.albums)
+        line("songs", stats.songs)
+        line("db_playtime", stats.databasePlaytime)
+        line("db_update", stats.databaseUpdated)
+    }
+
+    public mutating func output(_ output: OutputInfo) {
+        line("outputid", output.id)
+        line("outputname", output.name)
+        line("plugin", output.plugin)
+        line("outputenabled", flag: output.enabled)
+        for attribute in output.attributes { line("attribute", "\(attribute.name)=\(attribute.value)") }
+    }
+
+    static func stateName(_ state: PlayState) -> String {
+        switch state {
+        case .stopped: "stop"
+        case .playing: "play"
+        case .paused: "pause"
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Text formatting shared by the response printers: value sanitizing, MPD's number and time formats.
+///
+/// Pure functions; callable from any thread.
+public enum ResponseText {
+    /// `value` with line breaks replaced by spaces, so a tag can never inject a protocol line.
+    public static func sanitized(_ value: String) -> String {
+        guard value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else { return value }
+        return String(value.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+    }
+
+    /// `value` with exactly three decimals (MPD's `%1.3f`), e.g. `12.5` → `12.500`.
+    public static func fixed3(_ value: Double) -> String {
+        guard value.isFinite else { return "0.000" }
+        let thousandths = Int64((abs(value) * 1000).rounded())
+        let sign = value < 0 && thousandths != 0 ? "-" : ""
+        let fraction = String(thousandths % 1000)
+        return "\(sign)\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// Seconds rounded to the nearest whole second, as MPD prints `Time:` and `time:`.
+    public static func wholeSeconds(_ value: Double) -> Int64 {
+        value.isFinite && value > 0 ? Int64(value.rounded()) : 0
+    }
+
+    /// A Unix time (seconds, UTC) in ISO 8601 as MPD prints `Last-Modified`, e.g. `2024-05-01T12:00:00Z`.
+    public static func iso8601(_ unixTime: Int64) -> String {
+        var seconds = time_t(unixTime)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        let year = parts.tm_year + 1900
+        return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+}

@@ -1,0 +1,166 @@
+import Logging
+import MPDProtocol
+import NIOCore
+
+/// Feeds one client's lines to its `ConnectionSession`, runs batches on the `CommandExecutor`, writes the answers.
+///
+/// Lives on the client channel's event loop; every method runs there (command execution hops to a task and back).
+/// Backpressure: while a batch runs, while lines wait, or while the channel is not writable, socket reads are held
+/// back (the outbound `read` is deferred), so a pipelining client is paused rather than buffered. Written bytes not
+/// yet taken by the kernel are counted; beyond `maxPendingOutputBytes` the client is dropped.
+final class MPDClientHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var session: ConnectionSession
+    private let executor: CommandExecutor
+    private let idle: IdleBroadcaster
+    private let maxPendingOutputBytes: Int
+    private let logger: Logger
+
+    private var waitingLines = CircularBuffer<[UInt8]>(initialCapacity: 4)
+    private var executing = false
+    private var readHeldBack = false
+    private var inputClosed = false
+    private var bytesInFlight = 0
+    private var subscription: IdleSubscription?
+    private let inbox = IdleInbox()
+
+    init(executor: CommandExecutor, config: MPDServerConfiguration, logger: Logger) {
+        session = ConnectionSession(config: config.session)
+        self.executor = executor
+        idle = executor.backend.idle
+        maxPendingOutputBytes = config.maxPendingOutputBytes
+        self.logger = logger
+    }
+
+    // MARK: Lifecycle
+
+    func channelActive(context: ChannelHandlerContext) {
+        write(ConnectionSession.greeting, context: context)
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
+        let inbox = inbox
+        let eventLoop = context.eventLoop
+        subscription = idle.subscribe { changed in
+            guard inbox.add(changed) else { return }
+            eventLoop.execute { handler.value.deliverChanges(context: boundContext.value) }
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        subscription?.cancel()
+        subscription = nil
+        context.fireChannelInactive()
+    }
+
+    // MARK: Input
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var line = unwrapInboundIn(data)
+        waitingLines.append(line.readBytes(length: line.readableBytes) ?? [])
+        processWaitingLines(context: context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if executing || !waitingLines.isEmpty || !context.channel.isWritable {
+            readHeldBack = true
+        } else {
+            context.read()
+        }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { processWaitingLines(context: context) }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let idleEvent as IdleStateHandler.IdleStateEvent where idleEvent == .read:
+            if !session.isIdle && !executing {
+                logger.debug("MPD client timed out")
+                context.close(promise: nil)
+            }
+        case let channelEvent as ChannelEvent where channelEvent == .inputClosed:
+            inputClosed = true
+            processWaitingLines(context: context)
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is MPDLineDecoder.LineTooLong {
+            logger.info("MPD client sent an over-long line; closing")
+            writeAndClose(
+                Array(MPDError(.unknown, "line too long").ackLine(index: 0, command: "").utf8), context: context)
+        } else {
+            logger.debug("MPD client error: \(error)")
+            context.close(promise: nil)
+        }
+    }
+
+    /// Runs the waiting lines in order until one starts a batch, the channel fills up, or the session closes.
+    private func processWaitingLines(context: ChannelHandlerContext) {
+        while !executing, session.state != .closed, context.channel.isWritable, let line = waitingLines.popFirst() {
+            perform(session.consume(line), context: context)
+        }
+        guard !executing, waitingLines.isEmpty, session.state != .closed else { return }
+        if inputClosed {
+            context.close(promise: nil)
+        } else if readHeldBack, context.channel.isWritable {
+            readHeldBack = false
+            context.read()
+        }
+    }
+
+    // MARK: Actions
+
+    private func perform(_ action: ConnectionSession.Action, context: ChannelHandlerContext) {
+        switch action {
+        case .none: break
+        case let .write(bytes): write(bytes, context: context)
+        case let .writeAndClose(bytes): writeAndClose(bytes, context: context)
+        case let .execute(batch): execute(batch, context: context)
+        }
+    }
+
+    private func execute(_ batch: CommandBatch, context: ChannelHandlerContext) {
+        executing = true
+        let (executor, client) = (executor, session.client)
+        let result = context.eventLoop.makeFutureWithTask { await executor.run(batch, client: client) }
+        result.assumeIsolated().whenSuccess { result in
+            self.executing = false
+            self.perform(self.session.finish(result), context: context)
+            self.processWaitingLines(context: context)
+        }
+    }
+
+    private func deliverChanges(context: ChannelHandlerContext) {
+        let changed = inbox.take()
+        guard context.channel.isActive else { return }
+        perform(session.changed(changed), context: context)
+    }
+
+    private func write(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        guard !bytes.isEmpty else { return }
+        let count = bytes.count
+        bytesInFlight += count
+        let promise = context.eventLoop.makePromise(of: Void.self)
+        promise.futureResult.assumeIsolated().whenComplete { _ in self.bytesInFlight -= count }
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: promise)
+        if bytesInFlight > maxPendingOutputBytes {
+            logger.info("MPD client does not read its output (\(bytesInFlight) bytes pending); closing")
+            context.close(promise: nil)
+        }
+    }
+
+    private func writeAndClose(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        guard !bytes.isEmpty else { return context.close(promise: nil) }
+        let written = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
+        written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import AudioOutput
+import FermataConfig
+import Foundation
+
+/// `fermata doctor`: checks what Fermata needs on this board and prints each finding with the exact fix.
+/// Exit status 0 when all is well, 4 when something needs fixing.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "doctor", abstract: "Check the installation.")
+    @Option(help: "Configuration file.") var config = "/etc/fermata/fermata.toml"
+    @OptionGroup var connection: ConnectionOptions
+
+    struct Finding {
+        var ok: Bool
+        var what: String
+        var fix: String?
+    }
+
+    func run() throws {
+        var findings: [Finding] = []
+        var settings = DaemonConfig()
+        do {
+            settings = try DaemonConfig.load(file: config, required: false)
+            findings.append(Finding(ok: true, what: "configuration \(config) is valid"))
+        } catch {
+            findings.append(Finding(ok: false, what: "configuration: \(error)", fix: "edit \(config) at that line"))
+        }
+        findings.append(daemonFinding())
+        findings.append(audioFinding(settings.output))
+        findings += stateFindings(settings.stateDirectory)
+        findings.append(musicFinding(settings.musicDirectory))
+        findings.append(gpioFinding())
+        for finding in findings {
+            print((finding.ok ? "ok    " : "FIX   ") + finding.what)
+            if let fix = finding.fix, !finding.ok { print("      → " + fix) }
+        }
+        if findings.contains(where: { !$0.ok }) { throw ExitCode(ExitStatus.problems) }
+    }
+
+    func daemonFinding() -> Finding {
+        do {
+            _ = try connection.connect().command("ping")
+            return Finding(ok: true, what: "fermatad answers on its control socket")
+        } catch {
+            return Finding(ok: false, what: "fermatad does not answer: \(error)",
+                           fix: "sudo systemctl start fermata; then journalctl -u fermata -n 50 for the reason")
+        }
+    }
+
+    func audioFinding(_ output: String) -> Finding {
+        let spec = OutputSpec(parsing: output)
+        guard case let .alsa(device) = spec else { return Finding(ok: true, what: "audio goes to \(spec.destination)") }
+        if let reason = OutputSpec.probeALSA(device: device) {
+            let busy = reason.lowercased().contains("busy")
+            return Finding(ok: busy, what: "ALSA device \(device): \(busy ? "in use (by fermatad, normally)" : reason)",
+                           fix: "list devices with `aplay -L`; set audio.output in \(config) to a plughw:CARD=NAME,DEV=0")
+        }
+        return Finding(ok: true, what: "ALSA device \(device) opens")
+    }
+
+    func stateFindings(_ directory: String) -> [Finding] {
+        var out: [Finding] = []
+        let probe = directory + "/.doctor-\(getpid())"
+        if FileManager.default.createFile(atPath: probe, contents: Data("x".utf8)) {
+            try? FileManager.default.removeItem(atPath: probe)
+            out.append(Finding(ok: true, what: "state directory \(directory) is writable"))
+        } else {
+            out.append(Finding(ok: false, what: "state directory \(directory) is not writable",
+                               fix: "sudo install -d -o fermata -g fermata -m 0750 \(directory)"))
+        }
+        var stats = statvfs()
+        if statvfs(directory, &stats) == 0 {
+            let free = Double(stats.f_bavail) * Double(stats.f_frsize) / 1_048_576
+            out.append(Finding(ok: free > 50, what: String(format: "%.0f MiB free for the state directory", free),
+                               fix: "free some space on that filesystem (Fermata keeps playing from memory when full)"))
+        }
+        let database = directory + "/library.sqlite"
+        if FileManager.default.fileExists(atPath: database) {
+            let result = Self.shell("/usr/bin/sqlite3", [database, "PRAGMA quick_check;"])
+            if let result {
+                out.append(Finding(ok: result == "ok", what: "database integrity: \(result)",
+                                   fix: "stop fermatad; it moves a damaged database aside and starts clean"))
+            }
+        }
+        return out
+    }
+
+    func musicFinding(_ directory: String) -> Finding {
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue
+        return Finding(ok: exists && FileManager.default.isReadableFile(atPath: directory),
+                       what: "music directory \(directory) " + (exists ? "is readable" : "is missing"),
+                       fix: "set paths.music in \(config), or mount the music there")
+    }
+
+    func gpioFinding() -> Finding {
+        let chips = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("gpiochip") }
+        guard !chips.isEmpty else {
+            return Finding(ok: true, what: "no GPIO chip on this machine (buttons disabled; playback is not affected)")
+        }
+        let readable = chips.filter { FileManager.default.isReadableFile(atPath: "/dev/" + $0) }
+        return Finding(ok: readable.count == chips.count, what: "GPIO chips: \(chips.sorted().joined(separator: ", "))",
+                       fix: "add the user to the gpio group: sudo usermod -aG gpio fermata (see deploy/99-fermata-gpio.rules)")
+    }
+
+    static func shell(_ tool: String, _ arguments: [String]) -> String? {
+        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        guard (try? process.run()) != nil else { return nil }
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

@@ -1,0 +1,125 @@
+import ArgumentParser
+import Foundation
+
+/// `fermata queue list|add|rm|move|clear|shuffle`.
+struct QueueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "queue", abstract: "Show and edit the queue.",
+        subcommands: [List.self, Add.self, Remove.self, Move.self, Clear.self, Shuffle.self], defaultSubcommand: List.self)
+
+    /// `fermata queue list`: one line per entry, `>` marks the current one.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "list", abstract: "List the queue.")
+        @OptionGroup var connection: ConnectionOptions
+        func run() throws {
+            try withConnection(connection) { client in
+                let current = dictionary(try client.command("status"))["songid"]
+                print(Self.format(try client.command("playlistinfo"), current: current), terminator: "")
+            }
+        }
+
+        static func format(_ pairs: [(key: String, value: String)], current: String?) -> String {
+            var songs: [[String: String]] = []
+            for (key, value) in pairs {
+                if key == "file" { songs.append([:]) }
+                if !songs.isEmpty, songs[songs.count - 1][key] == nil { songs[songs.count - 1][key] = value }
+            }
+            return songs.enumerated().map { index, song in
+                let title = [song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ")
+                let time = song["duration"].flatMap(Double.init).map { "  " + clock($0) } ?? ""
+                let mark = song["Id"] == current && current != nil ? ">" : " "
+                return String(format: "%@%4d  ", mark, index + 1) + (title.isEmpty ? song["file"] ?? "" : title) + time + "\n"
+            }.joined()
+        }
+    }
+
+    /// `fermata queue add URI...`: paths relative to the music directory (folders add everything inside).
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add files or folders.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "Paths relative to the music directory.") var uris: [String]
+        func run() throws {
+            try withConnection(connection) { client in
+                for uri in uris { _ = try client.command("add " + ControlConnection.quote(uri)) }
+            }
+        }
+    }
+
+    /// `fermata queue rm POSITION...` (1-based).
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove entries by position.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "1-based positions.") var positions: [Int]
+        func run() throws {
+            try withConnection(connection) { client in
+                for position in positions.sorted(by: >) { _ = try client.command("delete \(position - 1)") }
+            }
+        }
+    }
+
+    /// `fermata queue move FROM TO` (1-based).
+    struct Move: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "move", abstract: "Move an entry.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument var from: Int
+        @Argument var to: Int
+        func run() throws { try SimpleCommand.send(connection, "move \(from - 1) \(to - 1)") }
+    }
+
+    /// `fermata queue clear`.
+    struct Clear: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "clear", abstract: "Empty the queue.")
+        @OptionGroup var connection: ConnectionOptions
+        func run() throws { try SimpleCommand.send(connection, "clear") }
+    }
+
+    /// `fermata queue shuffle [on|off]`: without an argument reorders the list once; on/off toggles shuffled play.
+    struct Shuffle: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "shuffle",
+                                                        abstract: "Shuffle the list once, or shuffled play on/off.")
+        @OptionGroup var connection: ConnectionOptions
+        @Argument(help: "on or off (shuffled play order, the list is kept).") var mode: String?
+        func run() throws {
+            switch mode {
+            case nil: try SimpleCommand.send(connection, "shuffle")
+            case "on": try SimpleCommand.send(connection, "random 1")
+            case "off": try SimpleCommand.send(connection, "random 0")
+            default: throw ValidationError("shuffle takes on, off or nothing")
+            }
+        }
+    }
+}
+
+/// `fermata search TEXT`: case-insensitive search over artist, album, title and path.
+struct SearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Search the library.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "Words to look for.") var words: [String]
+    func run() throws {
+        try withConnection(connection) { client in
+            let pairs = try client.command("search any " + ControlConnection.quote(words.joined(separator: " ")))
+            for (key, value) in pairs where key == "file" { print(value) }
+        }
+    }
+}
+
+/// `fermata loop a|b|clear|cycle|nudge a|b MS|set A B [COUNT]`.
+struct LoopCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "loop", abstract: "Set, nudge or clear the A-B loop.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "a, b, clear, cycle, nudge a|b MS, or set A B [COUNT] (seconds).") var words: [String]
+
+    func run() throws {
+        let line: String
+        switch words.first {
+        case "a": line = "loop_a"
+        case "b": line = "loop_b"
+        case "clear": line = "loop_clear"
+        case "cycle": line = "loop_cycle"
+        case "nudge" where words.count == 3: line = "loop_nudge \(words[1]) \(words[2])"
+        case "set" where words.count >= 3: line = "loop_set " + words.dropFirst().joined(separator: " ")
+        default: throw ValidationError("use: loop a | b | clear | cycle | nudge a|b MS | set A B [COUNT]")
+        }
+        try SimpleCommand.send(connection, line)
+    }
+}

@@ -1,0 +1,62 @@
+import ArgumentParser
+import Daemon
+import FermataConfig
+import Foundation
+import Logging
+
+/// `fermatad`: the Fermata daemon. Configuration from a file (default /etc/fermata/fermata.toml, optional) with
+/// command-line overrides; a configuration error stops it with the file, line and key (exit status 78).
+@main
+struct Fermatad: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fermatad", abstract: "The Fermata daemon: gapless playback, resume after power loss, MPD protocol.")
+
+    @Option(help: "Configuration file (default /etc/fermata/fermata.toml, used when present).")
+    var config: String?
+    @Option(help: "Music directory.") var music: String?
+    @Option(help: "State directory (the database).") var state: String?
+    @Option(help: "ALSA PCM name, `null` (paced, discarded) or file:PATH.") var output: String?
+    @Option(help: "TCP HOST:PORT for MPD clients (empty: none).") var listen: String?
+    @Option(help: "Unix socket for MPD clients and the CLI (empty: none).") var socket: String?
+    @Option(help: "After a restart: playing, paused or off.") var resume: String?
+    @Option(help: "Seconds between position saves while playing.") var checkpointInterval: String?
+    @Flag(help: "Print the documented default configuration and exit.") var printDefaultConfig = false
+
+    func run() async throws {
+        let started = ContinuousClock.now
+        if printDefaultConfig {
+            print(DaemonConfig.documentedDefaults(), terminator: "")
+            return
+        }
+        let settings: DaemonConfig
+        do {
+            settings = try loadConfiguration()
+        } catch {
+            FileHandle.standardError.write(Data("fermatad: configuration error: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+        LoggingSystem.bootstrap { label in
+            var handler = JournalLogHandler(label: label)
+            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            return handler
+        }
+        let logger = Logger(label: "fermatad")
+        do {
+            try await DaemonRuntime(config: settings, logger: logger, started: started).run()
+        } catch {
+            logger.critical("fermatad stopped: \(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func loadConfiguration() throws -> DaemonConfig {
+        var settings = try DaemonConfig.load(file: config ?? "/etc/fermata/fermata.toml", required: config != nil)
+        let overrides: [(String, String?, String)] = [
+            ("paths.music", music, "--music"), ("paths.state", state, "--state"), ("audio.output", output, "--output"),
+            ("mpd.listen", listen, "--listen"), ("mpd.socket", socket, "--socket"), ("playback.resume", resume, "--resume"),
+            ("playback.checkpoint_interval", checkpointInterval, "--checkpoint-interval"),
+        ]
+        for (key, value, flag) in overrides { if let value { try settings.override(key, with: value, flag: flag) } }
+        return settings
+    }
+}

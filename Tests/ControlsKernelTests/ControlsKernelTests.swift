@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+/// The controls on a real kernel: ../shared/kernel-lab boots Linux with gpio-sim lines named like the Raspberry Pi
+/// profile's, and the guest script (guest/controls-scenario.sh, driven by guest/drive.py) presses, double-taps,
+/// long-presses, holds, chords and spins the encoder both ways at speed while the real binaries listen:
+/// `fermata gpio monitor` (libgpiod 1.6, v1 API) driving a real player on the paced null output, and
+/// `fermata-controls-bench monitor` built against libgpiod 2 (build-gpiod-v2.sh). Skipped, with the reason printed,
+/// only where `run-in-kernel.sh --check` says the lab cannot run.
+@Suite(.serialized, .enabled(if: KernelLab.available, "needs ../shared/kernel-lab (run-in-kernel.sh --check)"))
+struct ControlsKernelTests {
+    static let expectedActions = ["play-pause", "play-pause", "repeat-cycle", "announce"]
+        + Array(repeating: "volume-", count: 5) + Array(repeating: "volume+", count: 5)
+        + Array(repeating: "seek+10", count: 4) + ["next", "loop", "loop", "loop-clear", "stop"]
+
+    @Test func libgpiodV1MonitorDrivesARealPlayer() throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fermata").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "`swift test` builds \(binary)")
+        let out = try KernelLab.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try KernelLab.writeSilence(out + "/a.wav", seconds: 90)
+        try KernelLab.writeSilence(out + "/b.wav", seconds: 90)
+        let run = KernelLab.runScenario(share: out, command: [
+            KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, binary, "gpio", "monitor",
+            out + "/a.wav", out + "/b.wav",
+        ])
+        let transcript = Transcript(folder: out)
+        try #require(run.status == 0, "kernel lab: \(run.status)\n\(run.output)\n\(run.errors)\n\(transcript.all)")
+        #expect(transcript.pi.header.contains("libgpiod 1.6") && transcript.pi.header.contains("v1 API"))
+        checkScenario(transcript)
+
+        // The player's state after each action (v1 build: `fermata gpio monitor FILES` plays them).
+        let states = transcript.pi.states
+        try #require(states.count == Self.expectedActions.count, "\(transcript.pi.text)")
+        #expect(states[0]["state"] == "paused" && states[1]["state"] == "playing")
+        #expect(states[2]["repeat"] == "queue")
+        let ccw = transcript.pi.amounts(prefix: "volume-"), cw = transcript.pi.amounts(prefix: "volume+")
+        #expect(Int(states[8]["volume"] ?? "") == 100 - ccw.reduce(0, +))
+        #expect(Int(states[13]["volume"] ?? "") == min(100, 100 - ccw.reduce(0, +) + cw.reduce(0, +)))
+        #expect((Double(states[17]["elapsed"] ?? "") ?? 0) > 40, "four seeks of +10 s: \(states[17])")
+        #expect(states[18]["entry"] == "2")
+        #expect(states[20]["loop"]?.contains("..<") == true && states[21]["loop"] == "none")
+        #expect(states[22]["state"] == "stopped")
+    }
+
+    @Test func libgpiodV2BuildOnTheSameScenario() throws {
+        let build = KernelLab.run([KernelLab.repository.path + "/Tests/ControlsKernelTests/build-gpiod-v2.sh"])
+        try #require(build.status == 0, "build-gpiod-v2.sh failed:\n\(build.errors.suffix(3000))")
+        let binary = build.output.split(separator: "\n").last.map(String.init) ?? ""
+        let out = try KernelLab.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let run = KernelLab.runScenario(share: out, command: [
+            KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, binary, "monitor", "--duration", "120",
+        ])
+        let transcript = Transcript(folder: out)
+        try #require(run.status == 0, "kernel lab: \(run.status)\n\(run.output)\n\(run.errors)\n\(transcript.all)")
+        #expect(transcript.pi.header.contains("libgpiod 2.") && transcript.pi.header.contains("v2 API"))
+        #expect(transcript.pi.header.contains("debounce 10 ms in the kernel"))
+        checkScenario(transcript)
+    }
+
+    /// What both builds must show: the exact actions, and one clear log line per unavailable control.
+    func checkScenario(_ t: Transcript) {
+        #expect(t.pi.actions == Self.expectedActions, "\(t.pi.text)\n\(t.driveLog)")
+        #expect(t.pi.amounts(prefix: "volume-").count == 5 && t.pi.amounts(prefix: "volume+").count == 5)
+        let piLog = t.pi.errors
+        #expect(piLog.contains("controls: no line named GPIO99 on any GPIO chip"), "\(piLog)")
+        #expect(piLog.contains("; button ghost is off"))
+        #expect(piLog.contains("GPIO27 (gpiochip0 [pinctrl-bcm2711] line 8) is already in use by \"gpioset\"; "
+            + "button push is off"), "\(piLog)")
+        #expect(piLog.contains("controls: 7 of 9 lines ready"), "\(piLog)")
+        let missing = t.missing.errors.split(separator: "\n").filter { $0.contains("1c20800.pinctrl") }
+        #expect(missing.count == 1, "one line for the missing chip: \(t.missing.errors)")
+        #expect(missing.first?.contains("button play, button next, button previous, button loop, button mode") == true)
+        #expect(t.allwinner.actions == ["play-pause", "repeat-cycle"], "\(t.allwinner.text)")
+        #expect(t.allwinner.errors.contains("controls: 8 of 8 lines ready"), "\(t.allwinner.errors)")
+    }
+}
+
+/// The files a scenario run left in its folder.
+struct Transcript {
+    let pi: MonitorRun
+    let missing: MonitorRun
+    let allwinner: MonitorRun
+    let driveLog: String
+
+    init(folder: String) {
+        pi = MonitorRun(folder: folder, name: "pi")
+        missing = MonitorRun(folder: folder, name: "allwinner-missing")
+        allwinner = MonitorRun(folder: folder, name: "allwinner")
+        driveLog = (try? String(contentsOfFile: folder + "/drive.log", encoding: .utf8)) ?? ""
+    }
+
+    var all: String {
+        [pi, missing, allwinner].map { "== \($0.name)\n\($0.text)\n\($0.errors)" }.joined(separator: "\n")
+    }
+}
+
+/// One monitor's output (stdout lines "SECONDS  KIND  DETAILS") and log (stderr).
+struct MonitorRun {
+    let name: String
+    let text: String
+    let errors: String
+
+    init(folder: String, name: String) {
+        self.name = name
+        text = (try? String(contentsOfFile: "\(folder)/\(name).out", encoding: .utf8)) ?? ""
+        errors = (try? String(contentsOfFile: "\(folder)/\(name).err", encoding: .utf8)) ?? ""
+    }
+
+    var lines: [[Substring]] { text.split(separator: "\n").map { $0.split(separator: " ") } }
+    var header: String { text.split(separator: "\n").first.map(String.init) ?? "" }
+
+    /// Action names, with volume amounts folded to "volume+" / "volume-".
+    var actions: [String] {
+        lines.filter { $0.count > 2 && $0[1] == "action" }.map { words in
+            let action = String(words[2])
+            return action.hasPrefix("volume") ? String(action.prefix(7)) : action
+        }
+    }
+
+    func amounts(prefix: String) -> [Int] {
+        lines.filter { $0.count > 2 && $0[1] == "action" && $0[2].hasPrefix(prefix) }
+            .compactMap { Int($0[2].dropFirst(prefix.count)) }
+    }
+
+    /// "player STATE entry E volume V repeat R loop L elapsed S" lines as dictionaries.
+    var states: [[String: String]] {
+        lines.filter { $0.count > 2 && $0[1] == "player" }.map { words in
+            var state = ["state": String(words[2])]
+            for i in stride(from: 3, to: words.count - 1, by: 2) { state[String(words[i])] = String(words[i + 1]) }
+            return state
+        }
+    }
+}

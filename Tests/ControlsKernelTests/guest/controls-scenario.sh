@@ -1,0 +1,71 @@
+#!/bin/sh
+# Guest side of ControlsKernelTests, run inside ../shared/kernel-lab with a gpio-sim chip whose lines carry the
+# Raspberry Pi profile's names:
+#   run-in-kernel.sh -s OUT --label pinctrl-bcm2711 --lines 9 \
+#       --names GPIO4,GPIO5,GPIO6,GPIO12,GPIO13,GPIO17,GPIO23,GPIO24,GPIO27 -- controls-scenario.sh OUT BOARDS CMD...
+# CMD... is the monitor to test (`fermata gpio monitor` of the libgpiod 1.6 build, or `fermata-controls-bench
+# monitor` of the libgpiod 2 build) without --board/--config; it runs three times:
+#   1. rpi-4.toml plus an override adding a button on a line that does not exist, with GPIO27 held by `gpioset`
+#      (in use): press, double tap, long press, encoder spins both ways at speed, hold-repeat, loop A/B/clear, chord.
+#   2. orangepi-pc.toml before its chip exists (one clear log line), then
+#   3. after creating a second gpio-sim chip labelled 1c20800.pinctrl: lines by chip label and offset.
+# Everything lands in OUT (monitor output and logs, the driver's log); the host-side test checks it.
+set -eu
+out=$1 boards=$2
+shift 2
+here=$(cd "$(dirname "$0")" && pwd)
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# start NAME ARGS...: runs the monitor in the background, output to OUT/NAME.out and .err, waits for "ready".
+start() {
+	name=$1
+	shift
+	"$@" > "$out/$name.out" 2> "$out/$name.err" &
+	pid=$!
+	n=0
+	until grep -q ' ready ' "$out/$name.out" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 900 ] || { kill "$pid"; fail "$name: the monitor never reported ready"; }
+		kill -0 "$pid" 2>/dev/null || fail "$name: the monitor exited: $(cat "$out/$name.err")"
+		sleep 0.1
+	done
+}
+
+stop() {
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# 1. The Raspberry Pi profile on the named lines.
+offset27=$(gpiofind GPIO27 | cut -d' ' -f2)
+gpioset --mode=signal "$GPIO_SIM_LABEL" "$offset27=1" &
+holder=$!
+printf '[button-ghost]\nline = "GPIO99"\npress = "announce"\n' > "$out/override.toml"
+start pi "$@" --board "$boards/rpi-4.toml" --config "$out/override.toml"
+gpioinfo "$GPIO_SIM_LABEL" > "$out/gpioinfo.txt"
+python3 "$here/drive.py" full "$out/drive.log"
+sleep 1
+stop
+kill "$holder"
+
+# 2. The Allwinner profile while its chip is missing.
+start allwinner-missing "$@" --board "$boards/orangepi-pc.toml"
+stop
+
+# 3. The Allwinner profile on a chip labelled like the H3's pin controller, lines by offset.
+gs=/sys/kernel/config/gpio-sim/allwinner
+mkdir "$gs" "$gs/bank0"
+echo 111 > "$gs/bank0/num_lines"
+echo 1c20800.pinctrl > "$gs/bank0/label"
+echo 1 > "$gs/live"
+sysfs=/sys/devices/platform/$(cat "$gs/dev_name")/$(cat "$gs/bank0/chip_name")
+start allwinner "$@" --board "$boards/orangepi-pc.toml"
+for offset in 7 110; do  # play (PA7), then mode (PD14)
+	echo pull-down > "$sysfs/sim_gpio$offset/pull"
+	sleep 0.15
+	echo pull-up > "$sysfs/sim_gpio$offset/pull"
+	sleep 0.5
+done
+stop
+echo "scenario done"

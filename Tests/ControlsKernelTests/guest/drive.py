@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Plays the outside world for the controls scenario inside the kernel lab: presses buttons (with contact bounce),
+holds them, spins the encoder both ways at speed, by writing gpio-sim `pull` attributes at timed moments.
+
+Lines are active-low with pull-ups (what Fermata requests): `pull-down` is a press or a closed encoder contact.
+Usage: drive.py SCENARIO LOG   (SCENARIO: full or latency-free; LOG gets one line per step with CLOCK_MONOTONIC ns)
+"""
+import os
+import random
+import sys
+import time
+
+SYSFS = os.environ["GPIO_SIM_SYSFS"]
+NAMES = os.environ["GPIO_SIM_NAMES"].split(",")
+rng = random.Random(17)
+log = open(sys.argv[2], "w", buffering=1)
+handles = {}
+
+
+def pull(name, pressed):
+    if name not in handles:
+        handles[name] = open(f"{SYSFS}/sim_gpio{NAMES.index(name)}/pull", "w", buffering=1)
+    handles[name].write("pull-down\n" if pressed else "pull-up\n")
+
+
+def sleep_ms(ms):
+    time.sleep(ms / 1000)
+
+
+def note(text):
+    log.write(f"{time.monotonic_ns()} {text}\n")
+
+
+def settle(name, pressed, bounces=3):
+    """A contact closing or opening: a few fast bounces, ending in the new state."""
+    for _ in range(bounces):
+        pull(name, pressed)
+        time.sleep(rng.uniform(0.0002, 0.0008))
+        pull(name, not pressed)
+        time.sleep(rng.uniform(0.0002, 0.0008))
+    pull(name, pressed)
+
+
+def tap(name, down_ms):
+    settle(name, True)
+    sleep_ms(down_ms)
+    settle(name, False)
+
+
+def spin(clockwise, detents, step_ms):
+    a, b = "GPIO23", "GPIO24"
+    order = [(a, True), (b, True), (a, False), (b, False)] if clockwise else \
+        [(b, True), (a, True), (b, False), (a, False)]
+    for _ in range(detents):
+        for line, closed in order:
+            pull(line, closed)
+            sleep_ms(step_ms)
+
+
+def full():
+    note("double-tap play")
+    tap("GPIO17", 70)
+    sleep_ms(80)
+    tap("GPIO17", 70)
+    sleep_ms(800)
+    note("tap mode")
+    tap("GPIO13", 120)
+    sleep_ms(800)
+    note("long press mode")
+    tap("GPIO13", 1200)
+    sleep_ms(500)
+    note("spin counterclockwise")
+    spin(False, 5, 2)
+    sleep_ms(500)
+    note("spin clockwise")
+    spin(True, 5, 2)
+    sleep_ms(500)
+    note("hold next")
+    tap("GPIO5", 1100)
+    sleep_ms(500)
+    note("tap next")
+    tap("GPIO5", 100)
+    sleep_ms(500)
+    note("loop A")
+    tap("GPIO12", 100)
+    sleep_ms(1500)
+    note("loop B")
+    tap("GPIO12", 100)
+    sleep_ms(1000)
+    note("loop clear")
+    tap("GPIO12", 1000)
+    sleep_ms(500)
+    note("chord next+previous")
+    settle("GPIO5", True)
+    sleep_ms(40)
+    settle("GPIO6", True)
+    sleep_ms(150)
+    settle("GPIO6", False)
+    sleep_ms(20)
+    settle("GPIO5", False)
+    sleep_ms(300)
+    note("done")
+
+
+if __name__ == "__main__":
+    {"full": full}[sys.argv[1]]()

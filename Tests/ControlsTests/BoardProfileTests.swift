@@ -1,0 +1,143 @@
+@testable import Controls
+import Foundation
+import Testing
+
+@Suite struct BoardProfileTests {
+    static let allBoards = ["rpi-zero-2-w", "rpi-3b-plus", "rpi-4", "rpi-5", "pirate-audio", "generic-40pin",
+                            "orangepi-pc"]
+
+    @Test(arguments: allBoards)
+    func everyProfileParsesKeepsAudioPinsFreeAndNamesADevice(_ name: String) throws {
+        let profile = try Replay.profile(name)
+        #expect(profile.id == name)
+        #expect(!profile.name.isEmpty && !profile.alsaDevice.isEmpty)
+        #expect(profile.warnings.isEmpty, "a default pin map uses a reserved line: \(profile.warnings)")
+        #expect(!profile.controls.buttons.isEmpty)
+        let used = profile.controls.lines.map(\.line)
+        let audio = name == "orangepi-pc" ? (18...21).map { LineRef.chip("1c20800.pinctrl", offset: UInt32($0)) }
+            : ["GPIO2", "GPIO3", "GPIO18", "GPIO19", "GPIO20", "GPIO21"].map(LineRef.name)
+        #expect(Set(used).isDisjoint(with: audio))
+    }
+
+    @Test func everyBoardFileIsListedAndNoneIsLeftOut() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Replay.boards).filter { $0.hasSuffix(".toml") }
+        #expect(Set(files.map { String($0.dropLast(5)) }) == Set(Self.allBoards))
+    }
+
+    @Test func piProfileKeymap() throws {
+        let controls = try Replay.profile("rpi-4").controls
+        let play = try #require(controls.buttons.first { $0.name == "play" })
+        #expect(play.line == .name("GPIO17"))
+        #expect(play.actions == [.press: .togglePause, .longPress: .announce])
+        #expect(play.settings == LineSettings(bias: .pullUp, activeLow: true))
+        let encoder = try #require(controls.encoders.first)
+        #expect(encoder.a == .name("GPIO23") && encoder.b == .name("GPIO24") && encoder.transitionsPerDetent == 4)
+        #expect(controls.chords == [ChordConfig(name: "stop", buttons: ["next", "previous"], action: .stop)])
+        #expect(!controls.buttons.contains { $0.actions.values.contains(.shutdown) }, "shutdown is off by default")
+    }
+
+    @Test func allwinnerProfileAddressesLinesByChipLabelAndOffset() throws {
+        let controls = try Replay.profile("orangepi-pc").controls
+        #expect(controls.buttons.first { $0.name == "mode" }?.line == .chip("1c20800.pinctrl", offset: 110))
+        #expect(controls.encoders.first?.a == .chip("1c20800.pinctrl", offset: 1))
+    }
+
+    @Test func detectPicksTheLongestMatchingModelPrefix() {
+        #expect(BoardProfile.detect(in: Replay.boards, model: "Raspberry Pi 4 Model B Rev 1.5\0")?
+            .hasSuffix("/rpi-4.toml") == true)
+        #expect(BoardProfile.detect(in: Replay.boards, model: "Raspberry Pi 5 Model B Rev 1.0")?
+            .hasSuffix("/rpi-5.toml") == true)
+        #expect(BoardProfile.detect(in: Replay.boards, model: "Xunlong Orange Pi PC Plus")?
+            .hasSuffix("/orangepi-pc.toml") == true)
+        #expect(BoardProfile.detect(in: Replay.boards, model: "QEMU Virtual Machine") == nil)
+    }
+
+    @Test func userOverridesWinKeyByKey() throws {
+        let profile = try Replay.profile("rpi-4", overrides: """
+            [controls]
+            debounce_ms = 5
+            [button-play]
+            hold = "shutdown"
+            [button-loop]
+            enabled = false
+            [encoder-volume]
+            transitions_per_detent = 2
+            invert = true
+            [button-extra]
+            line = "GPIO18"
+            press = "tempo+5"
+            """)
+        let c = profile.controls
+        #expect(c.debounceMs == 5)
+        #expect(c.buttons.first { $0.name == "play" }?.actions[.hold] == .shutdown)
+        #expect(!c.buttons.contains { $0.name == "loop" })
+        #expect(c.encoders[0].transitionsPerDetent == 2 && c.encoders[0].inverted)
+        #expect(profile.warnings
+            == ["button extra uses GPIO18, which Raspberry Pi 4 Model B keeps free for audio or HATs"])
+    }
+
+    @Test(arguments: [
+        ("[controls]\ndebounce_ms = 80", "x.toml:2: controls.debounce_ms: must be 0–50"),
+        ("[button-a]\nline = \"GPIO5\"\npress = \"jump\"", "x.toml:3: button-a.press: unknown action 'jump'"),
+        ("[button-a]\nline = \"GPIO5\"\ncolour = \"red\"", "x.toml:3: button-a.colour: unknown key"),
+        ("[knob-a]\nline = \"GPIO5\"", "x.toml:2: [knob-a]: unknown section"),
+        ("[button-a]\npress = \"next\"", "x.toml:2: [button-a]: missing 'line'"),
+        ("[button-a]\nline = 5", "x.toml:2: button-a.line: a bare offset needs `chip` in [controls]"),
+        ("[encoder-e]\na = \"A\"\nb = \"B\"\ntransitions_per_detent = 3",
+         "x.toml:4: encoder-e.transitions_per_detent: must be 1, 2 or 4"),
+        ("[button-a]\nline = \"X\"\nlong = \"next\"\nrepeat = \"seek+5\"",
+         "x.toml:4: button-a.repeat: a button with hold-repeat cannot also have a long press or hold"),
+        ("[button-a]\nline = \"X\"\n[button-b]\nline = \"X\"", "x.toml:4: button b and button a both use X"),
+        ("[button-a]\nline = \"X\"\n[chord-c]\nbuttons = [\"a\", \"z\"]\naction = \"stop\"",
+         "x.toml:4: chord-c.buttons: no enabled button called 'z'"),
+        ("[controls]\ndebounce_ms = \"10\"", "x.toml:2: controls.debounce_ms: expected a whole number"),
+        ("[controls]\nbias = \"floating\"", "x.toml:2: controls.bias: expected pull-up, pull-down, disabled or as-is"),
+    ])
+    func errorsNameTheFileLineAndKey(_ text: String, _ message: String) throws {
+        #expect {
+            try BoardProfile(entries: ProfileFile.parse(text, file: "x.toml"))
+        } throws: { error in
+            let description = "\(error)"
+            return description.hasPrefix(message) || { print("got: \(description)"); return false }()
+        }
+    }
+
+    @Test func parserReadsTheSubset() throws {
+        let entries = try ProfileFile.parse("""
+            # comment
+            [board]
+            name = "Pi \\"4\\""  # trailing comment
+            model = ["A", 'B']
+            [controls]
+            debounce_ms = 1_0
+            active_low = false
+            """, file: "p.toml")
+        #expect(entries.map(\.value) == [.string("Pi \"4\""), .strings(["A", "B"]), .integer(10), .boolean(false)])
+        #expect(entries.map(\.line) == [3, 4, 6, 7])
+        #expect(throws: ProfileError.self) { try ProfileFile.parse("[a]\nx = 1\nx = 2", file: "p.toml") }
+    }
+
+    @Test func lineReferences() {
+        #expect(LineRef(parsing: "GPIO17") == .name("GPIO17"))
+        #expect(LineRef(parsing: "1c20800.pinctrl:75") == .chip("1c20800.pinctrl", offset: 75))
+        #expect(LineRef(parsing: "/dev/gpiochip0:3") == .chip("/dev/gpiochip0", offset: 3))
+        #expect(LineRef(parsing: "BTN:PLAY") == .name("BTN:PLAY"))
+        #expect(LineRef(parsing: "") == nil)
+    }
+
+    @Test func actionNamesRoundTrip() {
+        for text in ["play-pause", "play", "pause", "stop", "next", "previous", "seek+10", "seek-2.5", "volume+2",
+                     "volume-5", "tempo+5", "tempo-5", "repeat-cycle", "loop", "loop-a", "loop-b", "loop-clear",
+                     "announce", "shutdown"] {
+            #expect(KeyAction(parsing: text)?.description == text)
+        }
+        #expect(KeyAction(parsing: "volume+0.5") == nil)
+        #expect(KeyAction(parsing: "seek") == nil)
+        #expect(KeyAction.volume(2).scaled(by: 4) == .volume(8))
+        #expect(KeyAction.next.scaled(by: 4) == .next)
+        #expect(KeyAction.repeatCycle.controlAction(currentRepeat: .off) == .setRepeat(.queue))
+        #expect(KeyAction.repeatCycle.controlAction(currentRepeat: .queue) == .setRepeat(.track))
+        #expect(KeyAction.repeatCycle.controlAction(currentRepeat: .track) == .setRepeat(.off))
+        #expect(KeyAction.tempo(percent: 5).controlAction(currentRepeat: .off) == nil)
+    }
+}

@@ -1,0 +1,205 @@
+// Edge sequences as a GPIO line request delivers them: kernel timestamp (CLOCK_MONOTONIC ns), line name, logical
+// level (1 = pressed / contact closed; active-low lines with pull-ups). Button bounce follows measured tactile-switch
+// behaviour: 3-7 transitions within 0.3-2.5 ms of the first, gaps growing towards the end. Generated once from a
+// seeded model (and kept as data so the tests replay exactly); `fermata gpio monitor --raw` prints real recordings
+// in the same format for new fixtures.
+
+/// Rotary encoder recordings (A = GPIO23, B = GPIO24, 4 transitions per detent).
+enum RecordedEncoderEdges {
+    /// Encoder: 3 detents clockwise then 2 counter-clockwise, 150 ms apart, contacts bouncing.
+    static let encoderSlow = """
+        1000000000 GPIO23 1
+        1009000000 GPIO24 1
+        1010085916 GPIO24 0
+        1010406697 GPIO24 1
+        1018000000 GPIO23 0
+        1019819740 GPIO23 1
+        1019884022 GPIO23 0
+        1027000000 GPIO24 0
+        1028433627 GPIO24 1
+        1029172284 GPIO24 0
+        1186000000 GPIO23 1
+        1188104111 GPIO23 0
+        1188497990 GPIO23 1
+        1195000000 GPIO24 1
+        1197081401 GPIO24 0
+        1197373997 GPIO24 1
+        1197679883 GPIO24 0
+        1197723188 GPIO24 1
+        1204000000 GPIO23 0
+        1206335494 GPIO23 1
+        1206726322 GPIO23 0
+        1213000000 GPIO24 0
+        1214090329 GPIO24 1
+        1214432295 GPIO24 0
+        1214737957 GPIO24 1
+        1215494281 GPIO24 0
+        1372000000 GPIO23 1
+        1372839423 GPIO23 0
+        1374574236 GPIO23 1
+        1381000000 GPIO24 1
+        1390000000 GPIO23 0
+        1390256930 GPIO23 1
+        1391606503 GPIO23 0
+        1391915717 GPIO23 1
+        1392449114 GPIO23 0
+        1399000000 GPIO24 0
+        1400009142 GPIO24 1
+        1401855684 GPIO24 0
+        1558000000 GPIO24 1
+        1567000000 GPIO23 1
+        1576000000 GPIO24 0
+        1576342105 GPIO24 1
+        1577030434 GPIO24 0
+        1577641376 GPIO24 1
+        1578194559 GPIO24 0
+        1585000000 GPIO23 0
+        1585557037 GPIO23 1
+        1586051205 GPIO23 0
+        1586918209 GPIO23 1
+        1587935490 GPIO23 0
+        1744000000 GPIO24 1
+        1753000000 GPIO23 1
+        1755390030 GPIO23 0
+        1755550207 GPIO23 1
+        1762000000 GPIO24 0
+        1771000000 GPIO23 0
+        1771949496 GPIO23 1
+        1772257393 GPIO23 0
+        """
+
+    /// Encoder: a fast spin, 12 detents clockwise at 8 ms each, then 12 back.
+    static let encoderFastSpin = """
+        1000000000 GPIO23 1
+        1002000000 GPIO24 1
+        1004000000 GPIO23 0
+        1006000000 GPIO24 0
+        1008000000 GPIO23 1
+        1010000000 GPIO24 1
+        1012000000 GPIO23 0
+        1014000000 GPIO24 0
+        1016000000 GPIO23 1
+        1018000000 GPIO24 1
+        1020000000 GPIO23 0
+        1022000000 GPIO24 0
+        1024000000 GPIO23 1
+        1026000000 GPIO24 1
+        1028000000 GPIO23 0
+        1030000000 GPIO24 0
+        1032000000 GPIO23 1
+        1034000000 GPIO24 1
+        1036000000 GPIO23 0
+        1038000000 GPIO24 0
+        1040000000 GPIO23 1
+        1042000000 GPIO24 1
+        1044000000 GPIO23 0
+        1046000000 GPIO24 0
+        1048000000 GPIO23 1
+        1050000000 GPIO24 1
+        1052000000 GPIO23 0
+        1054000000 GPIO24 0
+        1056000000 GPIO23 1
+        1058000000 GPIO24 1
+        1060000000 GPIO23 0
+        1062000000 GPIO24 0
+        1064000000 GPIO23 1
+        1066000000 GPIO24 1
+        1068000000 GPIO23 0
+        1070000000 GPIO24 0
+        1072000000 GPIO23 1
+        1074000000 GPIO24 1
+        1076000000 GPIO23 0
+        1078000000 GPIO24 0
+        1080000000 GPIO23 1
+        1082000000 GPIO24 1
+        1084000000 GPIO23 0
+        1086000000 GPIO24 0
+        1088000000 GPIO23 1
+        1090000000 GPIO24 1
+        1092000000 GPIO23 0
+        1094000000 GPIO24 0
+        1496000000 GPIO24 1
+        1498000000 GPIO23 1
+        1500000000 GPIO24 0
+        1502000000 GPIO23 0
+        1504000000 GPIO24 1
+        1506000000 GPIO23 1
+        1508000000 GPIO24 0
+        1510000000 GPIO23 0
+        1512000000 GPIO24 1
+        1514000000 GPIO23 1
+        1516000000 GPIO24 0
+        1518000000 GPIO23 0
+        1520000000 GPIO24 1
+        1522000000 GPIO23 1
+        1524000000 GPIO24 0
+        1526000000 GPIO23 0
+        1528000000 GPIO24 1
+        1530000000 GPIO23 1
+        1532000000 GPIO24 0
+        1534000000 GPIO23 0
+        1536000000 GPIO24 1
+        1538000000 GPIO23 1
+        1540000000 GPIO24 0
+        1542000000 GPIO23 0
+        1544000000 GPIO24 1
+        1546000000 GPIO23 1
+        1548000000 GPIO24 0
+        1550000000 GPIO23 0
+        1552000000 GPIO24 1
+        1554000000 GPIO23 1
+        1556000000 GPIO24 0
+        1558000000 GPIO23 0
+        1560000000 GPIO24 1
+        1562000000 GPIO23 1
+        1564000000 GPIO24 0
+        1566000000 GPIO23 0
+        1568000000 GPIO24 1
+        1570000000 GPIO23 1
+        1572000000 GPIO24 0
+        1574000000 GPIO23 0
+        1576000000 GPIO24 1
+        1578000000 GPIO23 1
+        1580000000 GPIO24 0
+        1582000000 GPIO23 0
+        1584000000 GPIO24 1
+        1586000000 GPIO23 1
+        1588000000 GPIO24 0
+        1590000000 GPIO23 0
+        """
+
+    /// Encoder: 8 detents clockwise at 6 ms each; two edges lost (coalesced under load).
+    static let encoderSpinLostEdges = """
+        1000000000 GPIO23 1
+        1001500000 GPIO24 1
+        1003000000 GPIO23 0
+        1004500000 GPIO24 0
+        1006000000 GPIO23 1
+        1007500000 GPIO24 1
+        1009000000 GPIO23 0
+        1010500000 GPIO24 0
+        1012000000 GPIO23 1
+        1015000000 GPIO23 0
+        1016500000 GPIO24 0
+        1018000000 GPIO23 1
+        1019500000 GPIO24 1
+        1021000000 GPIO23 0
+        1022500000 GPIO24 0
+        1024000000 GPIO23 1
+        1025500000 GPIO24 1
+        1027000000 GPIO23 0
+        1028500000 GPIO24 0
+        1030000000 GPIO23 1
+        1033000000 GPIO23 0
+        1034500000 GPIO24 0
+        1036000000 GPIO23 1
+        1037500000 GPIO24 1
+        1039000000 GPIO23 0
+        1040500000 GPIO24 0
+        1042000000 GPIO23 1
+        1043500000 GPIO24 1
+        1045000000 GPIO23 0
+        1046500000 GPIO24 0
+        """
+
+}

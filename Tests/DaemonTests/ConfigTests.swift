@@ -1,0 +1,82 @@
+import FermataConfig
+import Foundation
+import Testing
+import TestSupport
+
+@Suite struct ConfigTests {
+    func load(_ text: String) throws -> DaemonConfig {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("fermata.toml")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return try DaemonConfig.load(file: path, required: true)
+    }
+
+    func error(_ text: String) -> ConfigError? {
+        do { _ = try load(text); return nil } catch let error as ConfigError { return error } catch { return nil }
+    }
+
+    @Test func noFileMeansDefaults() throws {
+        let config = try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: false)
+        #expect(config == DaemonConfig())
+        #expect(config.listen == "127.0.0.1:6600")
+        #expect(config.checkpointInterval == 2)
+    }
+
+    @Test func valuesAndOriginsAreRead() throws {
+        let config = try load("""
+        # a comment
+        [paths]
+        music = "/mnt/music"   # trailing comment
+        [audio]
+        output = 'plughw:CARD=sndrpihifiberry,DEV=0'
+        period_ms = 10
+        [playback]
+        repeat = "queue"
+        checkpoint_interval = 1.5
+        [mpd]
+        default_permissions = ["read", "control"]
+        """)
+        #expect(config.musicDirectory == "/mnt/music")
+        #expect(config.output == "plughw:CARD=sndrpihifiberry,DEV=0")
+        #expect(config.periodMilliseconds == 10)
+        #expect(config.repeatMode == "queue")
+        #expect(config.checkpointInterval == 1.5)
+        #expect(config.defaultPermissions == ["read", "control"])
+        #expect(config.origins["audio.period_ms"]?.hasSuffix("fermata.toml:6") == true)
+        #expect(config.effectiveValues().first { $0.key == "paths.state" }?.origin == "default")
+    }
+
+    @Test func errorsNameFileLineAndKey() {
+        let unknown = error("[audio]\nperiod_ms = 5\nvolumee = 3\n")
+        #expect(unknown?.line == 3)
+        #expect(unknown?.key == "audio.volumee")
+        #expect(unknown?.description.hasSuffix("fermata.toml:3: audio.volumee: unknown key") == true)
+        #expect(error("[audio]\nperiod_ms = 500\n")?.message == "must be between 1 and 200")
+        #expect(error("[playback]\nresume = \"maybe\"\n")?.message == "must be one of playing, paused, off")
+        #expect(error("[audio]\noutput = default\n")?.message == "cannot read value 'default' (strings need quotes)")
+        #expect(error("[audio]\nformat = \"44100:s12:2\"\n")?.key == "audio.format")
+        #expect(error("[mpd]\nlisten = \"localhost\"\n")?.message == "must be HOST:PORT")
+        #expect(error("[audio\n")?.line == 1)
+        #expect(error("[audio]\nvolume = 5\nvolume = 6\n")?.message == "set twice")
+        #expect(error("[paths]\nmusic = \"/x\n")?.message == "unterminated string")
+    }
+
+    @Test func flagsOverrideTheFileAndAreValidated() throws {
+        var config = try load("[playback]\nresume = \"paused\"\n")
+        try config.override("playback.resume", with: "off", flag: "--resume")
+        #expect(config.resume == "off")
+        #expect(config.origins["playback.resume"] == "--resume")
+        #expect(throws: ConfigError.self) { try config.override("playback.checkpoint_interval", with: "soon", flag: "--checkpoint-interval") }
+    }
+
+    @Test func documentedDefaultsParseBackToTheDefaults() throws {
+        let text = DaemonConfig.documentedDefaults()
+        let uncommented = text.split(separator: "\n").map { line -> String in
+            line.hasPrefix("#") && line.contains(" = ") && !line.hasPrefix("# ") ? String(line.dropFirst()) : String(line)
+        }.joined(separator: "\n")
+        var config = try load(uncommented)
+        config.origins = [:]
+        #expect(config == DaemonConfig())
+        #expect(text.contains("#checkpoint_interval = 2.0"))
+    }
+}

@@ -1,0 +1,81 @@
+import Daemon
+import Decoders
+import FermataCore
+import Foundation
+import GRDB
+import Logging
+import Player
+import Testing
+import TestSupport
+
+/// The queue and player state come back from the database exactly as they were saved.
+@Suite struct StateStoreTests {
+    func snapshot(_ queue: PlayQueue, current: EntryID?) -> PlayerSnapshot {
+        var s = PlayerSnapshot()
+        s.transport = .playing
+        s.currentEntry = current
+        s.positionFrames = 123_456
+        s.sampleRate = 44_100
+        s.repeatMode = .queue
+        s.volume = 70
+        s.loop = (current ?? 0, LoopRegion(start: 1000, end: 9000, repeatCount: 3))
+        s.queueVersion = queue.version
+        s.nextEntryID = queue.nextID
+        return s
+    }
+
+    @Test func editsSurviveAReopen() async throws {
+        let dir = try TemporaryDirectory()
+        var generator = SplitMix64(seed: 7)
+        var queue = PlayQueue()
+        var saved = PlayerSnapshot()
+        do {
+            let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+            let ids = queue.insert(uris: (0..<200).map { "a/\($0).flac" }, at: nil, using: &generator)
+            await store.saveQueueEdit(.inserted(ids.compactMap(queue.entry(id:)), at: 0), queue: queue,
+                                      snapshot: snapshot(queue, current: ids[5]))
+            queue.move(0..<3, to: 150)
+            await store.saveQueueEdit(.reordered, queue: queue, snapshot: snapshot(queue, current: ids[5]))
+            queue.remove(ids: [ids[7], ids[9]])
+            await store.saveQueueEdit(.removed([ids[7], ids[9]]), queue: queue, snapshot: snapshot(queue, current: ids[5]))
+            queue.setShuffled(true, first: ids[5], using: &generator)
+            await store.saveQueueEdit(.shuffleOrder(queue.shuffledOrder), queue: queue, snapshot: snapshot(queue, current: ids[5]))
+            let more = queue.insert(uris: ["b/x.flac", "b/y.flac"], at: 10, using: &generator)
+            saved = snapshot(queue, current: ids[5])
+            await store.saveQueueEdit(.inserted(more.compactMap(queue.entry(id:)), at: 10), queue: queue, snapshot: saved)
+            await store.checkpoint(entry: ids[5], frame: 777_777, sampleRate: 44_100)
+            #expect(await store.failedWrites == 0)
+        }
+        let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+        let head = try await store.loadHead()
+        #expect(head.snapshot?.positionFrames == 777_777)
+        #expect(head.snapshot?.repeatMode == .queue)
+        #expect(head.snapshot?.loop?.region == LoopRegion(start: 1000, end: 9000, repeatCount: 3))
+        #expect(head.entries.first?.id == saved.currentEntry)
+        let loaded = try await store.loadQueue()
+        #expect(loaded.entries.map(\.id) == queue.entries.map(\.id))
+        #expect(loaded.entries.map(\.uri) == queue.entries.map(\.uri))
+        #expect(loaded.shuffledOrder == queue.shuffledOrder)
+    }
+
+    @Test func aReadOnlyDatabaseIsSurvivedAndRewrittenWhenWritableAgain() async throws {
+        let dir = try TemporaryDirectory()
+        let database = try StateStore.open(stateDirectory: dir.path)
+        let store = StateStore(database: database, logger: Logger(label: "t"))
+        var generator = SplitMix64(seed: 1)
+        var queue = PlayQueue()
+        let first = queue.insert(uris: ["1.flac", "2.flac"], at: nil, using: &generator)
+        await store.saveQueueEdit(.inserted(first.compactMap(queue.entry(id:)), at: 0), queue: queue,
+                                  snapshot: snapshot(queue, current: first[0]))
+        try await database.pool.write { try $0.execute(sql: "CREATE TRIGGER block BEFORE INSERT ON queue_entry BEGIN SELECT RAISE(ABORT, 'disk full'); END") }
+        let second = queue.insert(uris: ["3.flac"], at: nil, using: &generator)
+        await store.saveQueueEdit(.inserted(second.compactMap(queue.entry(id:)), at: 2), queue: queue,
+                                  snapshot: snapshot(queue, current: first[0]))
+        #expect(await store.failedWrites == 1)
+        try await database.pool.write { try $0.execute(sql: "DROP TRIGGER block") }
+        await store.checkpoint(entry: first[1], frame: 5, sampleRate: 44_100)
+        let loaded = try await store.loadQueue()
+        #expect(loaded.entries.map(\.uri) == ["1.flac", "2.flac", "3.flac"], "the missed edit is written on recovery")
+        #expect(try await store.loadHead().snapshot?.currentEntry == first[1])
+    }
+}

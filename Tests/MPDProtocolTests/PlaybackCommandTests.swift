@@ -1,0 +1,192 @@
+import FermataCore
+import MPDProtocol
+import MPDTestSupport
+import Testing
+
+@Suite struct PlaybackCommandTests {
+    /// A driver with the whole sample library queued.
+    func queued() async -> SessionDriver {
+        var driver = SessionDriver()
+        _ = await driver.send("add /")
+        return driver
+    }
+
+    @Test func statusWhenStopped() async {
+        var driver = SessionDriver()
+        #expect(
+            await driver.send("status") == """
+                volume: 100
+                repeat: 0
+                random: 0
+                single: 0
+                consume: 0
+                partition: default
+                playlist: 1
+                playlistlength: 0
+                mixrampdb: 0
+                state: stop
+                OK
+
+                """)
+    }
+
+    @Test func statusWhilePlaying() async {
+        var driver = await queued()
+        _ = await driver.send("play 1\nseekcur 12.5")
+        #expect(
+            await driver.send("status") == """
+                volume: 100
+                repeat: 0
+                random: 0
+                single: 0
+                consume: 0
+                partition: default
+                playlist: 2
+                playlistlength: 5
+                mixrampdb: 0
+                state: play
+                song: 1
+                songid: 2
+                time: 13:240
+                elapsed: 12.500
+                bitrate: 1000
+                duration: 240.250
+                audio: 44100:16:2
+                nextsong: 2
+                nextsongid: 3
+                OK
+
+                """)
+    }
+
+    @Test func transportMapsToControlActions() async {
+        var driver = await queued()
+        let output = await driver.send(
+            """
+            play 2
+            pause
+            pause 0
+            pause 1
+            playid 1
+            next
+            previous
+            seek 3 20
+            seekid 3 5
+            seekcur +3
+            seekcur -1.5
+            stop
+            play
+            """)
+        #expect(output == String(repeating: "OK\n", count: 13))
+        #expect(
+            await driver.backend.performed == [
+                .playEntry(3), .togglePause, .resume, .pause, .playEntry(1), .next, .previous, .playEntry(4),
+                .seek(seconds: 20), .playEntry(3), .seek(seconds: 5), .seekBy(seconds: 3), .seekBy(seconds: -1.5),
+                .stop, .play,
+            ])
+    }
+
+    @Test func badPositionsAndIds() async {
+        var driver = await queued()
+        #expect(await driver.send("play 5") == "ACK [2@0] {play} Bad song index\n")
+        #expect(await driver.send("playid 77") == "ACK [50@0] {playid} No such song\n")
+        #expect(await driver.send("seek 9 1") == "ACK [2@0] {seek} Bad song index\n")
+        #expect(await driver.send("seekcur x") == "ACK [2@0] {seekcur} Float expected: \"x\"\n")
+        #expect(await driver.send("play -1") == "OK\n")
+    }
+
+    @Test func volumeCommands() async {
+        var driver = SessionDriver()
+        #expect(
+            await driver.send("setvol 30\nvolume +5\ngetvol\nvolume -40\ngetvol")
+                == "OK\nOK\nvolume: 35\nOK\nOK\nvolume: 0\nOK\n")
+        #expect(await driver.send("setvol 101") == "ACK [2@0] {setvol} Invalid volume value\n")
+    }
+
+    /// MPD's repeat/single pair and Fermata's RepeatMode + single, both directions.
+    @Test(arguments: [
+        ("repeat 1", RepeatMode.queue, false, "repeat: 1", "single: 0"),
+        ("single 1", RepeatMode.off, true, "repeat: 0", "single: 1"),
+        ("repeat 1\nsingle 1", RepeatMode.track, false, "repeat: 1", "single: 1"),
+        ("single 1\nrepeat 1", RepeatMode.track, false, "repeat: 1", "single: 1"),
+        ("repeat 1\nsingle 1\nrepeat 0", RepeatMode.off, true, "repeat: 0", "single: 1"),
+        ("repeat 1\nsingle 1\nsingle 0", RepeatMode.queue, false, "repeat: 1", "single: 0"),
+    ])
+    func repeatAndSingleMapping(
+        commands: String, mode: RepeatMode, single: Bool, repeatLine: String, singleLine: String
+    ) async throws {
+        var driver = SessionDriver()
+        _ = await driver.send(commands)
+        let status = try await driver.backend.status()
+        #expect(status.player.repeatMode == mode && status.player.single == single)
+        let text = await driver.send("status")
+        #expect(text.contains(repeatLine + "\n") && text.contains(singleLine + "\n"))
+    }
+
+    @Test func singleOneshotIsRefusedHonestly() async {
+        var driver = SessionDriver()
+        #expect(await driver.send("single oneshot") == "ACK [2@0] {single} single oneshot is not supported\n")
+    }
+
+    @Test func optionsAndReplayGain() async throws {
+        var driver = SessionDriver()
+        #expect(
+            await driver.send("random 1\nconsume 1\ncrossfade 3\nreplay_gain_mode album\nreplay_gain_status")
+                == "OK\nOK\nOK\nOK\nreplay_gain_mode: album\nOK\n")
+        let status = await driver.send("status")
+        #expect(status.contains("random: 1\n") && status.contains("consume: 1\n") && status.contains("xfade: 3\n"))
+        #expect(
+            await driver.send("replay_gain_mode loud") == "ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode\n"
+        )
+    }
+
+    @Test func currentsongAndStats() async {
+        var driver = await queued()
+        #expect(await driver.send("currentsong") == "OK\n")
+        _ = await driver.send("play 4")
+        #expect(
+            await driver.send("currentsong") == """
+                file: loose.wav
+                Last-Modified: 2023-11-14T22:46:44Z
+                Format: 44100:16:1
+                Artist: Unknown
+                Album: Singles
+                AlbumArtist: Unknown
+                Title: Loose
+                Track: 1
+                Time: 10
+                duration: 10.000
+                Pos: 4
+                Id: 5
+                OK
+
+                """)
+        #expect(
+            await driver.send("stats") == """
+                uptime: 100
+                playtime: 0
+                artists: 3
+                albums: 4
+                songs: 5
+                db_playtime: 900
+                db_update: 1700000000
+                OK
+
+                """)
+    }
+
+    @Test func fermataLoopCommands() async {
+        var driver = await queued()
+        _ = await driver.send("play 0\nseekcur 2")
+        #expect(
+            await driver.send("loop_a\nseekcur 4\nloop_b\nloop_status")
+                == "OK\nOK\nOK\nloop_start: 2.000\nloop_end: 4.000\nOK\n")
+        #expect(await driver.send("loop_nudge b -500\nloop_status") == "OK\nloop_start: 2.000\nloop_end: 3.500\nOK\n")
+        #expect(
+            await driver.send("loop_set 1 2.5 3\nloop_status")
+                == "OK\nloop_start: 1.000\nloop_end: 2.500\nloop_repeat: 3\nOK\n")
+        #expect(await driver.send("loop_nudge c 1") == "ACK [2@0] {loop_nudge} loop end must be \"a\" or \"b\"\n")
+        #expect(await driver.send("loop_clear\nloop_status\nloop_cycle") == "OK\nOK\nOK\n")
+        #expect(await driver.backend.performed.suffix(2) == [.loopClear, .loopCycle])
+    }
+}

@@ -1,0 +1,85 @@
+import MPDProtocol
+import MPDTestSupport
+import Synchronization
+
+/// Drives a `ConnectionSession` and a `CommandExecutor` like the server does, without sockets: text in, text out.
+///
+/// A value owned by one test.
+struct SessionDriver {
+    var session: ConnectionSession
+    let executor: CommandExecutor
+    let backend: InMemoryBackend
+    private(set) var closed = false
+    /// Changes the backend published, not yet given to the session (filled by the broadcaster's callback).
+    private let published: ChangeBox
+    private let subscription: IdleSubscription
+
+    init(backend: InMemoryBackend = InMemoryBackend(), config: SessionConfig = SessionConfig()) {
+        self.backend = backend
+        session = ConnectionSession(config: config)
+        executor = CommandExecutor(backend: backend, config: config)
+        let box = ChangeBox()
+        published = box
+        subscription = backend.idle.subscribe { changed in box.changes.withLock { $0.formUnion(changed) } }
+    }
+
+    /// Sends `text` (lines separated by newlines; a final newline is implied) and returns everything written back.
+    mutating func send(_ text: String) async -> String {
+        var output: [UInt8] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            await feed(Array(line.utf8), into: &output)
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Sends one line and returns the raw bytes written back (for binary answers).
+    mutating func sendBytes(_ line: String) async -> [UInt8] {
+        var output: [UInt8] = []
+        await feed(Array(line.utf8), into: &output)
+        return output
+    }
+
+    /// Sends raw bytes as one line.
+    mutating func sendLine(bytes: [UInt8]) async -> String {
+        var output: [UInt8] = []
+        await feed(bytes, into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Delivers a change notification as the broadcaster would.
+    mutating func notify(_ changed: IdleSet) -> String {
+        var output: [UInt8] = []
+        handle(session.changed(changed), into: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private mutating func feed(_ line: [UInt8], into output: inout [UInt8]) async {
+        guard !closed else { return }
+        var action = session.consume(line)
+        while case let .execute(batch) = action {
+            let result = await executor.run(batch, client: session.client)
+            action = session.finish(result)
+        }
+        handle(action, into: &output)
+        let changed = published.changes.withLock { changes in
+            defer { changes = [] }
+            return changes
+        }
+        if !changed.isEmpty, !closed { handle(session.changed(changed), into: &output) }
+    }
+
+    private mutating func handle(_ action: ConnectionSession.Action, into output: inout [UInt8]) {
+        switch action {
+        case .none, .execute: break
+        case let .write(bytes): output += bytes
+        case let .writeAndClose(bytes):
+            output += bytes
+            closed = true
+        }
+    }
+}
+
+/// Changes published by the backend, collected across threads.
+final class ChangeBox: Sendable {
+    let changes = Mutex(IdleSet())
+}

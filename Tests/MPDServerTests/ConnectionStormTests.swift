@@ -1,0 +1,64 @@
+import Foundation
+import MPDServer
+import MPDTestSupport
+import Synchronization
+import Testing
+
+/// Thousands of connections opened and dropped while another client keeps being served; memory stays bounded.
+@Suite(.serialized) struct ConnectionStormTests {
+    @Test func twoThousandConnectionsWhileAnotherClientIsServed() async throws {
+        let harness = try await ServerHarness.start()
+        let port = harness.port
+        try await onThread { try Self.storm(port: port, connections: 200) }
+        #expect(await harness.eventually { harness.server.connectionCount == 0 })
+        let before = residentKiB()
+
+        let stop = Atomic<Bool>(false)
+        async let answers = onThread {
+            let client = try RawClient(port: port)
+            _ = try client.readLine()
+            var count = 0
+            while !stop.load(ordering: .relaxed) {
+                #expect(try client.command("status").contains("state: stop\n"))
+                count += 1
+            }
+            return count
+        }
+        let started = ContinuousClock.now
+        try await onThread { try Self.storm(port: port, connections: 2_000) }
+        let elapsed = ContinuousClock.now - started
+        stop.store(true, ordering: .relaxed)
+        let served = try await answers
+        #expect(await harness.eventually { harness.server.connectionCount == 0 })
+        #expect(await harness.eventually { harness.backend.idle.subscriberCount == 0 })
+        let after = residentKiB()
+
+        print(
+            "connection storm: 2000 connections in \(elapsed), steady client answered \(served) status commands, "
+                + "VmRSS \(before) KiB -> \(after) KiB (+\(after - before) KiB)")
+        #expect(served > 0, "the steady client was answered while the storm ran")
+        #expect(after - before < 40 * 1024, "RSS grew from \(before) KiB to \(after) KiB")
+        try await harness.stop()
+    }
+
+    /// Opens `connections` clients in bursts of 20; each does one of: nothing, read the greeting, send a command,
+    /// send half a line, start a command list, or go idle — then drops.
+    static func storm(port: Int, connections: Int) throws {
+        for burst in stride(from: 0, to: connections, by: 20) {
+            var clients: [RawClient] = []
+            for index in burst..<min(burst + 20, connections) {
+                let client = try RawClient(port: port, timeout: 5)
+                switch index % 6 {
+                case 0: break
+                case 1: _ = try client.readLine()
+                case 2: try? client.send("status\n")
+                case 3: try? client.send("find artist \"unterminated")
+                case 4: try? client.send("command_list_begin\nping\n")
+                default: try? client.send("idle\n")
+                }
+                clients.append(client)
+            }
+            clients.removeAll()
+        }
+    }
+}

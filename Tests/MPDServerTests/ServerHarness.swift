@@ -1,0 +1,55 @@
+import Foundation
+import Logging
+import MPDProtocol
+import MPDServer
+import MPDTestSupport
+import NIOCore
+
+/// A running `MPDServer` on an ephemeral localhost port (and optionally a Unix socket in a temp dir) over an
+/// `InMemoryBackend`.
+///
+/// Created and stopped by one test.
+struct ServerHarness {
+    let server: MPDServer
+    let backend: InMemoryBackend
+    let task: Task<Void, any Error>
+    let port: Int
+    let directory: String
+
+    static func start(
+        backend: InMemoryBackend = InMemoryBackend(), unixSocket: Bool = false,
+        configure: (inout MPDServerConfiguration) -> Void = { _ in }
+    ) async throws -> ServerHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "fermata-mpd-\(UUID().uuidString)"
+        ).path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var configuration = MPDServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0))
+        if unixSocket { configuration.unixSocketPath = directory + "/mpd.socket" }
+        configure(&configuration)
+        var logger = Logger(label: "test.mpd")
+        logger.logLevel = .warning
+        let server = MPDServer(configuration: configuration, backend: backend, logger: logger)
+        let task = Task { try await server.run() }
+        let addresses = try await server.listeningAddresses()
+        let port = addresses.compactMap(\.port).first ?? 0
+        return ServerHarness(server: server, backend: backend, task: task, port: port, directory: directory)
+    }
+
+    var socketPath: String { directory + "/mpd.socket" }
+
+    func stop() async throws {
+        task.cancel()
+        try await task.value
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Polls (up to 5 s) until `condition` holds.
+    func eventually(_ condition: () async -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return await condition()
+    }
+}

@@ -1,0 +1,183 @@
+import FermataCore
+import MPDProtocol
+
+/// An `MPDBackend` held entirely in memory: a small library, a queue with versions, stored playlists, stickers,
+/// outputs and cover pictures, and a player that only keeps state. For component tests of the protocol and server.
+///
+/// An actor: every method may be called from any task. `performed` records the `ControlAction`s received.
+public actor InMemoryBackend: MPDBackend {
+    public nonisolated let idle = IdleBroadcaster()
+    public nonisolated let capabilities = BackendCapabilities(
+        decoders: [
+            DecoderPluginInfo(name: "flac", suffixes: ["flac"], mimeTypes: ["audio/flac", "audio/x-flac"]),
+            DecoderPluginInfo(name: "vorbis", suffixes: ["ogg", "oga"], mimeTypes: ["audio/ogg"]),
+            DecoderPluginInfo(name: "wav", suffixes: ["wav"], mimeTypes: ["audio/wav"]),
+        ],
+        urlHandlers: [], stickers: true
+    )
+
+    struct QueueItem {
+        var id: EntryID
+        var uri: String
+        /// The queue version at which this entry was added or last changed position.
+        var version: UInt32
+    }
+
+    var library: [SongInfo]
+    var queue: [QueueItem] = []
+    var queueVersion: UInt32 = 1
+    var nextID: EntryID = 1
+    var player = PlayerStatus()
+    var random = false
+    var consume = false
+    var crossfade = 0
+    var updateJob = 0
+    var storedPlaylists: [String: (uris: [String], modified: Int64)] = [:]
+    var stickers: [String: [String: String]] = [:]
+    var outputList: [OutputInfo] = [
+        OutputInfo(
+            id: 0, name: "ALSA default", plugin: "alsa", enabled: true, attributes: [OutputAttribute("dop", "0")]),
+        OutputInfo(id: 1, name: "Null", plugin: "null", enabled: false),
+    ]
+    /// Embedded pictures by song URI, and `cover.*` files by directory.
+    var embeddedPictures: [String: (bytes: [UInt8], mime: String)] = [:]
+    var directoryCovers: [String: [UInt8]] = [:]
+
+    /// Every transport action received, in order.
+    public private(set) var performed: [ControlAction] = []
+
+    public init(library: [SongInfo] = SampleLibrary.songs) {
+        self.library = library
+        player.sourceSampleRate = 44_100
+    }
+
+    // MARK: Test set-up
+
+    public func setPicture(uri: String, bytes: [UInt8], mime: String) { embeddedPictures[uri] = (bytes, mime) }
+    public func setDirectoryCover(directory: String, bytes: [UInt8]) { directoryCovers[directory] = bytes }
+    public func setLibrary(_ songs: [SongInfo]) { library = songs }
+
+    public func setPlayer(_ change: @Sendable (inout PlayerStatus) -> Void) {
+        change(&player)
+        idle.publish(.player)
+    }
+
+    // MARK: Player
+
+    public func perform(_ action: ControlAction) async throws {
+        performed.append(action)
+        switch action {
+        case .play: try startPlaying(player.entryID ?? queue.first?.id)
+        case let .playEntry(id): try startPlaying(id)
+        case .pause: if player.state == .playing { setState(.paused) }
+        case .resume: if player.state == .paused { setState(.playing) }
+        case .togglePause:
+            if player.state == .stopped {
+                try startPlaying(player.entryID ?? queue.first?.id)
+            } else {
+                setState(player.state == .playing ? .paused : .playing)
+            }
+        case .stop: setState(.stopped); player.elapsed = 0
+        case .next: try skip(by: 1)
+        case .previous: try skip(by: -1)
+        case let .seek(seconds): try seek(to: seconds)
+        case let .seekBy(seconds): try seek(to: player.elapsed + seconds)
+        case let .setVolume(volume): setVolume(volume)
+        case let .changeVolume(delta): setVolume(player.volume + delta)
+        case let .setRepeat(mode): player.repeatMode = mode; idle.publish(.options)
+        case let .setSingle(on): player.single = on; idle.publish(.options)
+        case let .setReplayGain(mode): player.replayGain = mode; idle.publish(.options)
+        case .loopSetA, .loopCycle: player.loopPendingA = heardFrame; idle.publish(.player)
+        case .loopSetB:
+            guard let start = player.loopPendingA else { throw MPDError(.argument, "set A first") }
+            player.loop = LoopRegion(start: start, end: heardFrame)
+            player.loopPendingA = nil
+            idle.publish(.player)
+        case .loopClear: player.loop = nil; player.loopPendingA = nil; idle.publish(.player)
+        case let .loopNudge(endpoint, milliseconds):
+            guard var loop = player.loop else { throw MPDError(.argument, "no loop") }
+            let delta = Int64(milliseconds) * Int64(player.sourceSampleRate) / 1000
+            if endpoint == .a { loop.start += delta } else { loop.end += delta }
+            player.loop = loop
+            idle.publish(.player)
+        case let .setLoop(start, end, count):
+            let rate = Double(player.sourceSampleRate)
+            player.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
+            idle.publish(.player)
+        }
+    }
+
+    var heardFrame: Int64 { Int64(player.elapsed * Double(player.sourceSampleRate)) }
+
+    func startPlaying(_ id: EntryID?) throws {
+        guard let id else { return }
+        guard let item = queue.first(where: { $0.id == id }) else { throw MPDError.noSuchSong() }
+        player.entryID = id
+        player.path = item.uri
+        player.elapsed = 0
+        player.duration = song(uri: item.uri)?.duration
+        setState(.playing)
+    }
+
+    func setState(_ state: PlayState) {
+        player.state = state
+        idle.publish(.player)
+    }
+
+    func skip(by step: Int) throws {
+        guard let id = player.entryID, let index = queue.firstIndex(where: { $0.id == id }) else { return }
+        var target = index + step
+        if player.repeatMode == .queue, !queue.isEmpty { target = (target + queue.count) % queue.count }
+        guard queue.indices.contains(target) else { return setState(.stopped) }
+        try startPlaying(queue[target].id)
+    }
+
+    func seek(to seconds: Double) throws {
+        guard player.entryID != nil else { throw MPDError(.playerSync, "Not playing") }
+        player.elapsed = max(0, min(seconds, player.duration ?? seconds))
+        if player.state == .stopped { player.state = .playing }
+        idle.publish(.player)
+    }
+
+    func setVolume(_ volume: Int) {
+        player.volume = max(0, min(100, volume))
+        idle.publish(.mixer)
+    }
+
+    public func setOption(_ option: PlayerOption) async throws {
+        switch option {
+        case let .random(on): random = on
+        case let .consume(on): consume = on
+        case let .crossfade(seconds): crossfade = seconds
+        case .clearError: player.lastError = nil; idle.publish(.player); return
+        }
+        idle.publish(.options)
+    }
+
+    public func status() async throws -> MPDStatusInfo {
+        let position = player.entryID.flatMap { id in queue.firstIndex { $0.id == id } }
+        var next: Int?
+        if let position, !player.single || player.repeatMode == .track {
+            next = player.repeatMode == .track ? position : position + 1
+            if next == queue.count { next = player.repeatMode == .queue ? 0 : nil }
+        }
+        let format = player.path.flatMap { song(uri: $0)?.format }
+        return MPDStatusInfo(
+            player: player, random: random, consume: consume, crossfadeSeconds: crossfade, queueVersion: queueVersion,
+            queueLength: queue.count, songPosition: position, nextSongPosition: next,
+            nextSongID: next.map { queue[$0].id },
+            bitrate: player.state == .stopped ? 0 : 1_000, audioFormat: format, updatingJob: nil
+        )
+    }
+
+    public func stats() async throws -> MPDStats {
+        MPDStats(
+            artists: Set(library.flatMap { $0.values(.artist) }).count,
+            albums: Set(library.flatMap { $0.values(.album) }).count,
+            songs: library.count, uptime: 100, playtime: 0,
+            databasePlaytime: Int64(library.compactMap(\.duration).reduce(0, +)), databaseUpdated: 1_700_000_000
+        )
+    }
+
+    func song(uri: String) -> SongInfo? { library.first { $0.uri == uri } }
+}

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Installs Fermata on a Debian 12/13 or Raspberry Pi OS (64-bit) machine, arm64 or amd64. Idempotent.
+#
+#   deploy/install.sh [--board NAME] [--binaries DIR] [--music DIR] [--dry-run] [--root DIR]
+#   deploy/install.sh --uninstall [--purge-state] [--dry-run] [--root DIR]
+#
+# --board NAME     board profile from boards/ (default: detected from /proc/device-tree/model, else generic-40pin)
+# --binaries DIR   install fermatad and fermata from DIR instead of building them here
+# --music DIR      music directory written into a new config (default /srv/music)
+# --dry-run        print every action, change nothing
+# --root DIR       install into DIR as if it were / (no packages, users or services: for tests and images)
+# --uninstall      remove Fermata; keeps the music and, unless --purge-state, /var/lib/fermata
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+project=$(dirname "$here")
+root="" dry=0 uninstall=0 purge=0 board="" binaries="" music="/srv/music"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --root) root=${2%/}; shift 2 ;;
+        --dry-run) dry=1; shift ;;
+        --uninstall) uninstall=1; shift ;;
+        --purge-state) purge=1; shift ;;
+        --board) board=$2; shift 2 ;;
+        --binaries) binaries=$2; shift 2 ;;
+        --music) music=$2; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+run() { echo "+ $*"; [ $dry -eq 1 ] || "$@"; }
+system() { if [ -n "$root" ]; then echo "skip (--root): $*"; else run "$@"; fi; }
+write() { # write DEST MODE < content
+    local dest=$1 mode=$2 tmp
+    tmp=$(mktemp); cat > "$tmp"
+    echo "+ install -m $mode -D <content> $root$dest"
+    [ $dry -eq 1 ] || install -m "$mode" -D "$tmp" "$root$dest"
+    rm -f "$tmp"
+}
+
+if [ $uninstall -eq 1 ]; then
+    system systemctl disable --now fermata.service
+    run rm -f "$root/etc/systemd/system/fermata.service" "$root/usr/local/bin/fermatad" "$root/usr/local/bin/fermata" \
+        "$root/etc/udev/rules.d/99-fermata-gpio.rules"
+    run rm -rf "$root/etc/fermata" "$root/usr/local/share/doc/fermata"
+    [ $purge -eq 1 ] && run rm -rf "$root/var/lib/fermata"
+    system systemctl daemon-reload
+    system userdel fermata
+    echo "Fermata removed. The music was not touched$([ $purge -eq 1 ] || echo "; the state is kept in /var/lib/fermata")."
+    exit 0
+fi
+
+# 1. Which Debian, which board.
+codename=$( . "${root:-}/etc/os-release" 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}" || echo bookworm)
+if [ -z "$board" ]; then
+    model=$(tr -d '\0' < "${root:-}/proc/device-tree/model" 2>/dev/null || true)
+    case "$model" in
+        *"Raspberry Pi 5"*) board=rpi5 ;;
+        *"Raspberry Pi 4"*) board=rpi4 ;;
+        *"Raspberry Pi 3 Model B Plus"*) board=rpi3bplus ;;
+        *"Raspberry Pi Zero 2"*) board=rpi-zero2w ;;
+        *"Orange Pi"*) board=orangepi-allwinner ;;
+        *) board=generic-40pin ;;
+    esac
+    echo "board: ${model:-unknown model} → $board (override with --board)"
+fi
+[ -f "$project/boards/$board.toml" ] || { echo "install.sh: no board profile boards/$board.toml" >&2; exit 2; }
+
+# 2. Runtime packages (libFLAC and libgpiod sonames differ between bookworm and trixie).
+case "$codename" in
+    trixie|forky|sid) packages="libasound2t64 libflac14 libvorbisfile3 libgpiod3 libsoxr0 libsqlite3-0 alsa-utils" ;;
+    *) packages="libasound2 libflac12 libvorbisfile3 libgpiod2 libsoxr0 libsqlite3-0 alsa-utils" ;;
+esac
+system apt-get install -y --no-install-recommends $packages
+
+# 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries.
+if [ -z "$binaries" ]; then
+    binaries="$project/.build/release"
+    for product in fermatad fermata; do
+        run swift build --package-path "$project" -c release --static-swift-stdlib -j 2 --product "$product"
+    done
+fi
+run install -m 0755 -D "$binaries/fermatad" "$root/usr/local/bin/fermatad"
+run install -m 0755 -D "$binaries/fermata" "$root/usr/local/bin/fermata"
+
+# 4. User and groups (Raspberry Pi OS has a gpio group and udev rule; plain Debian gets both).
+if ! getent group gpio >/dev/null 2>&1 || [ -n "$root" ]; then
+    system groupadd --system gpio
+    run install -m 0644 -D "$here/99-fermata-gpio.rules" "$root/etc/udev/rules.d/99-fermata-gpio.rules"
+    system udevadm control --reload
+    system udevadm trigger --subsystem-match=gpio
+fi
+if ! id fermata >/dev/null 2>&1 || [ -n "$root" ]; then
+    system useradd --system --home-dir /var/lib/fermata --shell /usr/sbin/nologin --groups audio,gpio fermata
+fi
+
+# 5. Configuration (a new file only: the user's edits are kept), board profile, unit, docs.
+if [ ! -f "$root/etc/fermata/fermata.toml" ]; then
+    { "$root/usr/local/bin/fermatad" --print-default-config 2>/dev/null || "$binaries/fermatad" --print-default-config; } \
+        | sed -e "s|^#music = .*|music = \"$music\"|" -e "s|^#board = .*|board = \"/etc/fermata/board.toml\"|" \
+        | write /etc/fermata/fermata.toml 0644
+else
+    echo "keep: $root/etc/fermata/fermata.toml (already there)"
+fi
+run install -m 0644 -D "$project/boards/$board.toml" "$root/etc/fermata/board.toml"
+run install -m 0644 -D "$here/fermata.service" "$root/etc/systemd/system/fermata.service"
+run install -m 0644 -D "$here/asound.conf" "$root/usr/local/share/doc/fermata/asound.conf.example"
+run install -m 0644 -D "$project/README.md" "$root/usr/local/share/doc/fermata/README.md"
+run install -d -m 0750 "$root/var/lib/fermata"
+system chown fermata:fermata /var/lib/fermata
+
+# 6. Start.
+system systemctl daemon-reload
+system systemctl enable --now fermata.service
+echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"
