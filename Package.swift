@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "fermata", targets: ["fermata"]),
         .executable(name: "fermatad", targets: ["fermatad"]),
         .executable(name: "fermata-bench", targets: ["FermataBench"]),
+        .executable(name: "fermata-resume-bench", targets: ["ResumeBench"]),
         .executable(name: "fermata-library-bench", targets: ["LibraryBench"]),
         .executable(name: "fermata-controls-bench", targets: ["ControlsBench"]),
     ],
@@ -73,6 +74,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(name: "ResumeBench", dependencies: ["TestSupport"]),
         .executableTarget(
             name: "FermataBench",
             dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
@@ -122,6 +124,7 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
+        .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
         .testTarget(name: "ControlsKernelTests", exclude: ["guest", "build-gpiod-v2.sh"]),
@@ -132,6 +135,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
+        .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),

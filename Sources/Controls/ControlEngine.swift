@@ -8,7 +8,8 @@ public struct ControlEngine: Sendable {
     public let keymap: Keymap
     private var debouncers: [Debouncer]
     private var gestures: [ButtonGestures]
-    private var decoders: [QuadratureDecoder]
+    private var encoders: [EncoderTracker]
+    private var accelerators: [DetentAccelerator]
 
     /// - Parameters:
     ///   - userDebounce: debounce button lines here (the v1 API); false when the kernel already does (v2).
@@ -20,13 +21,15 @@ public struct ControlEngine: Sendable {
             Debouncer(period: userDebounce ? line.debounce : 0, initial: level)
         }
         gestures = keymap.buttons.map { ButtonGestures(timing: $0.timing) }
-        decoders = keymap.encoders.enumerated().map { index, e in
+        encoders = keymap.encoders.indices.map { index in
+            let e = keymap.encoders[index]
             let a = keymap.lines.indices.first { keymap.lines[$0].role == .encoderA(index) }.map { levels[$0] }
             let b = keymap.lines.indices.first { keymap.lines[$0].role == .encoderB(index) }.map { levels[$0] }
-            return QuadratureDecoder(transitionsPerDetent: e.transitionsPerDetent, inverted: e.inverted,
-                                     accelerationWindow: e.accelerationWindow, maxMultiplier: e.maxMultiplier,
-                                     a: a ?? false, b: b ?? false)
+            return EncoderTracker(QuadratureDecoder(transitionsPerDetent: e.transitionsPerDetent, inverted: e.inverted,
+                                                    a: a ?? false, b: b ?? false))
         }
+        accelerators = keymap.encoders.map { DetentAccelerator(window: $0.accelerationWindow,
+                                                               maxMultiplier: $0.maxMultiplier) }
     }
 
     /// The earliest time `advance` has work, or nil when nothing is pending (the GPIO thread then sleeps in poll).
@@ -77,7 +80,8 @@ public struct ControlEngine: Sendable {
         case let .encoderA(encoder), let .encoderB(encoder):
             var isA = false
             if case .encoderA = keymap.lines[line].role { isA = true }
-            let detents = decoders[encoder].feed(isA: isA, level: level, at: time)
+            let detents = accelerators[encoder].scale(encoders[encoder].edge(isA: isA, level: level, at: time),
+                                                      at: time)
             guard detents != 0 else { return }
             let e = keymap.encoders[encoder]
             out.append(.detents(e.name, detents, at: time))

@@ -76,7 +76,8 @@ final class InputReactor: Sendable {
             for (line, level) in source.levels() where levels.indices.contains(line) { levels[line] = level }
         }
         var engine = ControlEngine(keymap: keymap, userDebounce: userDebounce, levels: levels)
-        let opened = sources.reduce(0) { $0 + (($1 as? GPIORequestSource)?.lines.count ?? 0) }
+        var opened = sources.reduce(0) { $0 + (($1 as? GPIORequestSource)?.lines.count ?? 0) }
+        if case .records = input { opened = keymap.lines.count }
         continuation.yield(.ready(opened: opened, of: keymap.lines.count, at: monotonicNanoseconds()))
         loop(sources: sources, engine: &engine)
         for source in sources { source.close() }

@@ -14,6 +14,7 @@ struct BackgroundTasks: Service {
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await backend.forwardChanges() }
+            group.addTask { await StateDatabaseOpener.verifyInBackground(library.database, logger: logger) }
             if scanOnStart {
                 group.addTask {
                     do {

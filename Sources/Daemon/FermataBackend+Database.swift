@@ -73,6 +73,7 @@ extension FermataBackend {
     public func update(_ uri: String?, rescan: Bool) async throws -> Int {
         if let uri, !uri.isEmpty { _ = try musicGuard.resolve(uri) }
         let job = library.startScan(rescan ? .full : .incremental)
+        requestedScan.withLock { $0 = max($0, job) }
         idle.publish(.update)
         return job
     }

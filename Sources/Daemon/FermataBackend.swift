@@ -23,6 +23,8 @@ public final class FermataBackend: MPDBackend {
     let logger: Logger
     /// Songs by URI (library lookups for the queue), dropped after each scan.
     let songCache = Mutex([String: SongInfo]())
+    /// The newest scan job asked for: `status` reports it as `updating_db` from the `update` command on, like MPD.
+    let requestedScan = Mutex(0)
 
     public init(player: Player, library: Library, playlists: PlaylistStore, outputName: String, logger: Logger) throws {
         self.player = player
@@ -104,7 +106,8 @@ public final class FermataBackend: MPDBackend {
             info.audioFormat = song.format
         }
         let progress = library.progress
-        if progress.isRunning { info.updatingJob = progress.job }
+        let requested = requestedScan.withLock { $0 }
+        if progress.isRunning || (progress.job < requested) { info.updatingJob = max(progress.job, requested) }
         return info
     }
 

@@ -3,15 +3,16 @@ import GRDB
 import Library
 import Logging
 
-/// Opens the state database for the daemon, never refusing to start: a damaged file (it will not open, or
-/// `quick_check` fails) is moved aside with a timestamp, logged, and replaced by a fresh one. A database written by a
-/// newer Fermata is not damaged: that is refused with its own clear message, since moving it aside would lose data.
+/// Opens the state database for the daemon, never refusing to start: a damaged file (it will not open, its schema or
+/// saved state cannot be read) is moved aside with a timestamp, logged, and replaced by a fresh one. A database
+/// written by a newer Fermata is not damaged: that is refused with its own clear message, since moving it aside would
+/// lose data. The full `quick_check` (it reads every page: slow on a Pi with a big library) runs after audio has
+/// started, through `verifyInBackground`.
 public enum StateDatabaseOpener {
     public static func open(stateDirectory: String, logger: Logger) throws -> LibraryDatabase {
         do {
             let database = try StateStore.open(stateDirectory: stateDirectory)
-            let check = try database.pool.read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
-            guard check == "ok" else { throw DamagedDatabase(reason: check ?? "quick_check returned nothing") }
+            _ = try database.pool.read { try Row.fetchOne($0, sql: "SELECT * FROM player_state") }
             return database
         } catch let error as SchemaMigrations.Failure {
             throw error
@@ -29,8 +30,15 @@ public enum StateDatabaseOpener {
         }
     }
 
-    struct DamagedDatabase: Error, CustomStringConvertible {
-        var reason: String
-        var description: String { "integrity check failed: \(reason)" }
+    /// Runs `quick_check` and logs damage with the fix (the file is moved aside at the next start if it cannot be read).
+    public static func verifyInBackground(_ database: LibraryDatabase, logger: Logger) async {
+        do {
+            let check = try await database.pool.read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
+            if check != "ok" {
+                logger.error("the state database fails its integrity check (\(check ?? "?")); run `fermata doctor`")
+            }
+        } catch {
+            logger.error("cannot check the state database: \(error)")
+        }
     }
 }

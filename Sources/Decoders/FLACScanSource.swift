@@ -45,7 +45,9 @@ final class FLACScanSource {
     }
 
     /// Runs libFLAC's stream decoder over the metadata and returns STREAMINFO and the Vorbis comments as tags.
-    func decodeMetadata(_ decoder: UnsafeMutablePointer<FLAC__StreamDecoder>, path: String) throws(DecoderError) -> TrackTags {
+    func decodeMetadata(
+        _ decoder: UnsafeMutablePointer<FLAC__StreamDecoder>, path: String
+    ) throws(DecoderError) -> TrackTags {
         tags = TrackTags()
         tags.codec = "flac"
         sawStreamInfo = false
@@ -161,7 +163,8 @@ private func scanRead(
     _ bytes: UnsafeMutablePointer<Int>?, _ client: UnsafeMutableRawPointer?
 ) -> FLAC__StreamDecoderReadStatus {
     guard let buffer, let bytes, let client else { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
-    let got = Unmanaged<FLACScanSource>.fromOpaque(client).takeUnretainedValue().read(into: buffer, count: bytes.pointee)
+    let source = Unmanaged<FLACScanSource>.fromOpaque(client).takeUnretainedValue()
+    let got = source.read(into: buffer, count: bytes.pointee)
     guard got >= 0 else { return FLAC__STREAM_DECODER_READ_STATUS_ABORT }
     bytes.pointee = got
     return got == 0 ? FLAC__STREAM_DECODER_READ_STATUS_END_OF_STREAM : FLAC__STREAM_DECODER_READ_STATUS_CONTINUE

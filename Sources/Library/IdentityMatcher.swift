@@ -34,7 +34,8 @@ struct IdentityMatcher {
     func reattach(changes: [ScanWriter.FingerprintChange]) throws -> Int {
         try pool.write { db in
             var missing: [String: [Missing]] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT id, fingerprint, last_path FROM missing_identity ORDER BY id")
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT id, fingerprint, last_path FROM missing_identity ORDER BY id")
             while let row = try rows.next() {
                 missing[row[1], default: []].append(Missing(id: row[0], lastPath: row[2]))
             }
@@ -62,27 +63,36 @@ struct IdentityMatcher {
         }
     }
 
+    /// Pairs missing identities with candidates by the three rules in turn, in linear time (a disk of copies of one
+    /// recording coming back must not take quadratic time).
     private func pair(_ identities: [Missing], _ candidates: [Candidate], _ db: Database) throws -> Int {
-        var identities = identities
-        var candidates = candidates
+        var taken = [Bool](repeating: false, count: candidates.count)
+        var waiting: [Missing] = []
         var count = 0
-        let rules: [(Missing, Candidate) -> Bool] = [
-            { $0.lastPath == $1.path },
-            { PathText.fileName($0.lastPath) == PathText.fileName($1.path) },
-            { _, _ in true },
-        ]
-        for rule in rules {
-            var index = 0
-            while index < identities.count {
-                if let match = candidates.firstIndex(where: { rule(identities[index], $0) }) {
-                    try adopt(identities[index], by: candidates[match], db)
-                    candidates.remove(at: match)
-                    identities.remove(at: index)
+        let keys: [(String) -> Substring] = [{ Substring($0) }, { PathText.fileName($0) }]
+        var remaining = identities
+        for key in keys {
+            var byKey: [Substring: [Int]] = [:]
+            for index in candidates.indices.reversed() where !taken[index] {
+                byKey[key(candidates[index].path), default: []].append(index)
+            }
+            waiting = []
+            for identity in remaining {
+                if let match = byKey[key(identity.lastPath)]?.popLast() {
+                    taken[match] = true
+                    try adopt(identity, by: candidates[match], db)
                     count += 1
                 } else {
-                    index += 1
+                    waiting.append(identity)
                 }
             }
+            remaining = waiting
+        }
+        var free = candidates.indices.filter { !taken[$0] }.makeIterator()
+        for identity in remaining {
+            guard let match = free.next() else { break }
+            try adopt(identity, by: candidates[match], db)
+            count += 1
         }
         return count
     }

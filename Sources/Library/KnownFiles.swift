@@ -21,6 +21,8 @@ final class KnownFiles: @unchecked Sendable {
     }
 
     private(set) var entries: [Entry] = []
+    /// Known tracks (not counting rejected files).
+    private(set) var trackCount = 0
     private var seen = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
     /// Path hash → entry index; -1 when two known paths share the hash (then `collided` decides).
     private var index: [UInt64: Int32] = [:]
@@ -59,6 +61,7 @@ final class KnownFiles: @unchecked Sendable {
                                   isRejected: sqlite3_column_int64(statement, 4) != 0)
                 if known.index.updateValue(Int32(known.entries.count), forKey: hash) != nil { collisions.insert(hash) }
                 known.entries.append(entry)
+                if !entry.isRejected { known.trackCount += 1 }
             }
         }
         if !collisions.isEmpty { try known.resolve(collisions, db, queries) }

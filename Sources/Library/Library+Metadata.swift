@@ -103,7 +103,9 @@ extension Library {
     }
 
     /// Tracks at or below `directory` ("" = all) carrying sticker `name`, with its value (MPD `sticker find`).
-    public func findStickers(name: String, under directory: String = "") async throws -> [(path: String, value: String)] {
+    public func findStickers(
+        name: String, under directory: String = ""
+    ) async throws -> [(path: String, value: String)] {
         try await database.pool.read { db in
             try MetadataStore.findStickers(db, name: name, under: directory).map { (path: $0.0, value: $0.1) }
         }

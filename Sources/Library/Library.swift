@@ -60,7 +60,8 @@ public final class Library: Sendable {
     /// Files rejected or repaired, and parts of the tree not entered, as of the last scan.
     public func issues() async throws -> [ScanIssue] {
         try await database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT path, kind, reason FROM scan_issue ORDER BY path, kind").compactMap { row in
+            let rows = try Row.fetchAll(db, sql: "SELECT path, kind, reason FROM scan_issue ORDER BY path, kind")
+            return rows.compactMap { row in
                 ScanIssue.Kind(rawValue: row[1]).map { ScanIssue(path: row[0], kind: $0, reason: row[2]) }
             }
         }

@@ -105,7 +105,8 @@ enum LibrarySearch {
                     parts.append("? IN (" + columns.joined(separator: ", ") + ")")
                     arguments += [filter.value]
                 } else {
-                    let all = (columns + ["track.path"]).map { "coalesce(\($0), '')" }.joined(separator: " || char(10) || ")
+                    let all = (columns + ["track.path"]).map { "coalesce(\($0), '')" }
+                        .joined(separator: " || char(10) || ")
                     parts.append("instr(fermata_fold(\(all)), ?) > 0")
                     arguments += [SearchFunctions.foldText(filter.value)]
                 }

@@ -36,7 +36,8 @@ struct ScanFinisher {
         for (index, entry) in known.entries.enumerated() where !known.isSeen(index) {
             if entry.isRejected { goneIssues.append(entry.rowID) } else { goneTracks.append(entry.rowID) }
         }
-        result.removed = try removeTracks(goneTracks, keepingUnder: walk.unlisted)
+        let perRow = writer.searchIndex.perRow(goneTracks.count)
+        result.removed = try removeTracks(goneTracks, keepingUnder: walk.unlisted, searchPerRow: perRow)
         try removeIssues(goneIssues, keepingUnder: walk.unlisted)
         result.restored = try IdentityMatcher(pool: pool, lastTrackBefore: lastTrackBefore, now: now)
             .reattach(changes: writer.fingerprintChanges)
@@ -48,6 +49,7 @@ struct ScanFinisher {
                 AND NOT EXISTS (SELECT 1 FROM sticker s WHERE s.identity_id = missing_identity.id)
                 """, arguments: [now - Self.forgetAfter])
             try replaceWalkIssues(walk, db)
+            if writer.searchIndex.rebuildPending { try SearchIndex.rebuild(db) }
             try removeDirectories(known: knownDirectories, seen: walk.directories, unlisted: walk.unlisted,
                                   pruneEmpty: result.removed > 0, db)
             try db.execute(sql: """
@@ -59,7 +61,7 @@ struct ScanFinisher {
     }
 
     /// Deletes tracks (not under `unlisted`), marking their identities missing since now at their last path.
-    private func removeTracks(_ ids: [Int64], keepingUnder unlisted: [String]) throws -> Int {
+    private func removeTracks(_ ids: [Int64], keepingUnder unlisted: [String], searchPerRow: Bool) throws -> Int {
         var removed = 0
         for chunk in stride(from: 0, to: ids.count, by: 500).map({ ids[$0..<min($0 + 500, ids.count)] }) {
             try pool.write { db in
@@ -71,7 +73,7 @@ struct ScanFinisher {
                         INSERT OR REPLACE INTO missing_identity (id, fingerprint, last_path, missing_since)
                         SELECT identity_id, fingerprint, path, ? FROM track WHERE id = ?
                         """).execute(arguments: [now, id])
-                    try SearchIndex.remove(id, db)
+                    if searchPerRow { try SearchIndex.remove(id, db) }
                     try db.cachedStatement(sql: "DELETE FROM track WHERE id = ?").execute(arguments: [id])
                     removed += 1
                 }

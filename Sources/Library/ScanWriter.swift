@@ -2,13 +2,15 @@ import Decoders
 import Foundation
 import GRDB
 
-/// Writes what the readers found, in transactions of `batchRows` files (sorted by path, for locality in the path
-/// index) on cached statements bound through SQLite's C API: new tracks with a fresh identity number, changed tracks
-/// in place, rejected files as issues. Identity re-attachment and removals wait for `ScanFinisher`, once the whole
-/// tree has been seen.
+/// Writes what the readers found, in batched transactions (files sorted by path, for locality in the path index) on
+/// statements bound through SQLite's C API: new tracks with a fresh identity number, changed tracks in place, rejected
+/// files as issues. Identity re-attachment and removals wait for `ScanFinisher`, once the whole tree has been seen.
 ///
-/// Not thread-safe: used by the scan thread only. Each batch takes the database's writer for one short transaction,
-/// so other writers (queue edits, metadata) interleave with a running scan.
+/// Big batches are cheaper per file (each commit rewrites the index pages it touched), but a batch holds the
+/// database's only writer: queue edits and metadata wait for it. So the batch size adapts to keep each transaction
+/// near `targetTransaction` (about 1,000 files here; fewer on a slower board).
+///
+/// Not thread-safe: used by the scan thread only.
 final class ScanWriter {
     /// A changed file whose audio fingerprint differs from before.
     struct FingerprintChange {
@@ -22,7 +24,8 @@ final class ScanWriter {
     private let pool: DatabasePool
     private let scan: Int64
     private let now: Int64
-    private let batchRows: Int
+    /// Files per transaction, adapted after each commit to its duration.
+    private(set) var batchRows = 500
     private var nextIdentity: Int64
     private var directoryIDs: [String: Int64]
     private var lastDirectory: (bytes: ArraySlice<UInt8>, id: Int64)?
@@ -37,17 +40,22 @@ final class ScanWriter {
     private(set) var removedTrackIDs: [Int64] = []
     private(set) var fingerprintChanges: [FingerprintChange] = []
 
-    /// Files per write transaction.
-    static let batchRows = 2000
+    /// The longest a write transaction should hold the database's writer.
+    static let targetTransaction = Duration.milliseconds(20)
+    /// Bounds of the adaptive batch size.
+    static let batchRange = 100...2000
+
+    /// How the search index follows this scan's changes (shared with the finisher).
+    let searchIndex: SearchIndexBudget
 
     init(pool: DatabasePool, scan: Int64, now: Int64, nextIdentity: Int64, directoryIDs: [String: Int64],
-         batchRows: Int = ScanWriter.batchRows) {
+         searchIndex: SearchIndexBudget) {
+        self.searchIndex = searchIndex
         self.pool = pool
         self.scan = scan
         self.now = now
         self.nextIdentity = nextIdentity
         self.directoryIDs = directoryIDs
-        self.batchRows = batchRows
     }
 
     /// Queues outcomes, writing a batch whenever `batchRows` are waiting.
@@ -65,17 +73,27 @@ final class ScanWriter {
         var batch = pending
         pending = []
         batch.sort { $0.path < $1.path }
+        let start = ContinuousClock.now
+        defer { adapt(rows: batch.count, took: ContinuousClock.now - start) }
         try pool.write { db in
             prepared = nil
             defer { prepared = nil }
             firstInserted = nil
             let identityBefore = nextIdentity
             for outcome in batch { try write(outcome, db) }
-            if let firstInserted { try SearchIndex.add(from: firstInserted, db) }
+            if let firstInserted, !searchIndex.rebuildPending { try SearchIndex.add(from: firstInserted, db) }
             if nextIdentity != identityBefore {
                 try db.execute(sql: "UPDATE scan_state SET next_identity = ? WHERE id = 1", arguments: [nextIdentity])
             }
         }
+    }
+
+    /// Scales the batch size toward `targetTransaction` from a full batch's duration.
+    private func adapt(rows: Int, took duration: Duration) {
+        guard rows >= batchRows / 2, duration > .zero else { return }
+        let scale = Self.targetTransaction / duration
+        let wanted = Int(Double(rows) * min(2, max(0.5, scale)))
+        batchRows = min(Self.batchRange.upperBound, max(Self.batchRange.lowerBound, wanted))
     }
 
     private func write(_ outcome: ReadOutcome, _ db: Database) throws {
@@ -142,9 +160,13 @@ final class ScanWriter {
         let statement = try statements(db).update
         Self.bindFile(statement, file: file, job: outcome.job)
         statement.bind(25, trackID)
-        try SearchIndex.remove(trackID, db)
-        try statement.run()
-        try SearchIndex.add(trackID, db)
+        if searchIndex.perRow() {
+            try SearchIndex.remove(trackID, db)
+            try statement.run()
+            try SearchIndex.add(trackID, db)
+        } else {
+            try statement.run()
+        }
         updated += 1
     }
 

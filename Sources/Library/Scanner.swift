@@ -90,11 +90,11 @@ final class Scanner: Sendable {
         let jobs = BlockingQueue<[ScanJob]>(capacity: 4 * settings.readers)
         // Room for two of the writer's batches (of about 32 files each), so the readers keep reading while it
         // commits one: the queues are what bound the scan's memory.
-        let outcomes = BlockingQueue<[ReadOutcome]>(capacity: 2 * ScanWriter.batchRows / 32)
+        let outcomes = BlockingQueue<[ReadOutcome]>(capacity: 2 * ScanWriter.batchRange.upperBound / 32)
         let (walkers, collectors) = startWalkers(tree, known: known, jobs: jobs)
         let readers = startReaders(jobs: jobs, outcomes: outcomes)
-        let writer = ScanWriter(pool: pool, scan: scan, now: now, nextIdentity: nextIdentity,
-                                directoryIDs: directoryIDs)
+        let writer = ScanWriter(pool: pool, scan: scan, now: now, nextIdentity: nextIdentity, directoryIDs: directoryIDs,
+                                searchIndex: SearchIndexBudget(knownTracks: known.trackCount))
         var writeError: (any Error)?
         var lastPublish = ContinuousClock.now
         // Write a full batch when one is waiting; when the readers fall behind, write what there is rather than idle.
@@ -124,6 +124,9 @@ final class Scanner: Sendable {
             }
         }
         (walkers + readers).forEach { $0.join() }
+        if writer.searchIndex.rebuildPending, writeError != nil || isCancelled {
+            try? pool.write { db in try SearchIndex.rebuild(db) }
+        }
         if let writeError { throw writeError }
         if isCancelled { throw Failure.cancelled }
         let cpu = Self.threadCPUNanoseconds()

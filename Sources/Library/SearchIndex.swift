@@ -30,3 +30,37 @@ enum SearchIndex {
             """).execute(arguments: [trackID])
     }
 }
+
+extension SearchIndex {
+    /// Re-indexes every track from scratch (about 2 µs a track: 40 ms for 20,000 here).
+    static func rebuild(_ db: Database) throws {
+        try db.execute(sql: "INSERT INTO track_fts (track_fts) VALUES ('rebuild')")
+    }
+}
+
+/// Decides, for one scan, whether the search index follows changed and removed tracks row by row or is rebuilt once
+/// at the end: FTS5 forgets a row slowly (about 250 µs here, against 2 µs a row for a rebuild), so beyond about 1 %
+/// of the library a rebuild is cheaper. New tracks are always added in bulk per batch. While a rebuild is pending,
+/// searches may miss or wrongly find the tracks changed so far, until the scan commits its last step.
+///
+/// Not thread-safe: used by the scan thread only (the writer, then the finisher).
+final class SearchIndexBudget {
+    private var remaining: Int
+    /// Whether the index will be rebuilt when the scan ends (or is cancelled).
+    private(set) var rebuildPending = false
+
+    init(knownTracks: Int) {
+        remaining = max(100, knownTracks / 100)
+    }
+
+    /// Whether a change to `count` tracks should update the index row by row; once a rebuild is pending, never.
+    func perRow(_ count: Int = 1) -> Bool {
+        guard !rebuildPending else { return false }
+        if count <= remaining {
+            remaining -= count
+            return true
+        }
+        rebuildPending = true
+        return false
+    }
+}

@@ -77,6 +77,24 @@ struct BenchLibrary {
         }
     }
 
+    /// Moves every top-level entry of the library into `holding` (a disk that went away, its mount point left
+    /// empty); returns the names to bring back with `bringBack`.
+    func empty(into holding: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: holding, withIntermediateDirectories: true)
+        let names = try FileManager.default.contentsOfDirectory(atPath: root).filter { !$0.hasPrefix(".") }
+        for name in names where rename(root + "/" + name, holding + "/" + name) != 0 {
+            throw BenchError("cannot move \(name)")
+        }
+        return names
+    }
+
+    /// Undoes `empty`.
+    func bringBack(_ names: [String], from holding: String) throws {
+        for name in names where rename(holding + "/" + name, root + "/" + name) != 0 {
+            throw BenchError("cannot bring back \(name)")
+        }
+    }
+
     /// Deletes a directory made by `add`.
     func removeAdded(directory: String) throws {
         try FileManager.default.removeItem(atPath: root + "/" + directory)

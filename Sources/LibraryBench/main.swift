@@ -112,6 +112,12 @@ try library.add(library.pick(count, seed: 3), directory: added)
 _ = try await measure("rescan, 1 % added", runs: 1) { current }
 try library.removeAdded(directory: added)
 _ = try await measure("rescan, added removed", runs: 1) { current }
+// The whole disk goes away (its mount point left empty) and comes back: every identity is restored.
+let holding = options.state + "/away"
+let names = try library.empty(into: holding)
+_ = try await measure("rescan, all gone", runs: 1) { current }
+try library.bringBack(names, from: holding)
+_ = try await measure("rescan, all back", runs: 1) { current }
 let peak = ProcessMemory.kibibytes("VmHWM")
 print("peak RSS (VmHWM): \(afterFirst / 1024) MiB after the first scans, \(peak / 1024) MiB at the end; "
     + "RssAnon now \(ProcessMemory.kibibytes("RssAnon") / 1024) MiB")

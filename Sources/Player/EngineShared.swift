@@ -57,6 +57,8 @@ final class EngineShared: @unchecked Sendable {
     private let pubDeviceBits = Atomic<Int>(0)
     private let pubDeviceChannels = Atomic<Int>(0)
     let framesWritten = Atomic<Int>(0)
+    /// CLOCK_MONOTONIC nanoseconds of the first frame handed to the device (0 until then).
+    let firstFrameNanoseconds = Atomic<Int>(0)
 
     init(ringBytes: Int) {
         ring = PCMRing(minimumCapacity: ringBytes)

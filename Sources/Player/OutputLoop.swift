@@ -1,6 +1,7 @@
 import AudioCore
 import AudioOutput
 import FermataCore
+import Glibc
 
 /// The output thread: the only owner of the device. It copies PCM from the ring into a preallocated period buffer,
 /// applies the volume ramp, writes to the sink, publishes the heard position and answers flush requests.
@@ -46,7 +47,7 @@ final class OutputLoop {
         while !shared.shutdown.load(ordering: .acquiring) {
             serviceFlush()
             servicePause()
-            drainMarks()
+            if drainMarks() && state != .running { publishPosition() }
             switch state {
             case .closed, .paused:
                 shared.outputBell.wait()
@@ -80,7 +81,9 @@ final class OutputLoop {
         switch sink.write(scratch, frames: frames) {
         case let .written(n):
             cursor += n * bytesPerFrame
-            shared.framesWritten.add(n, ordering: .relaxed)
+            if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
+                shared.firstFrameNanoseconds.store(Self.monotonicNanoseconds(), ordering: .relaxed)
+            }
         case .recovered:
             emit(.underrun, entry: -1)
         case .deviceLost, .failed:
@@ -129,8 +132,16 @@ final class OutputLoop {
 
     // MARK: marks
 
-    private func drainMarks() {
-        while !marks.isFull, let mark = shared.marks.pop() { marks.append(mark) }
+    /// Moves new marks from the decoder's queue into the private list; true when there were any (so a paused output
+    /// can publish where the listener now is: a seek while paused, a resume that starts paused).
+    @discardableResult
+    private func drainMarks() -> Bool {
+        var any = false
+        while !marks.isFull, let mark = shared.marks.pop() {
+            marks.append(mark)
+            any = true
+        }
+        return any
     }
 
     private func nextBoundary() -> Int {
@@ -208,6 +219,13 @@ final class OutputLoop {
         hardwarePaused = false
         emit(.deviceRestored, entry: -1)
         publishPosition()
+    }
+
+    /// CLOCK_MONOTONIC in nanoseconds (vDSO: no system call, no allocation).
+    static func monotonicNanoseconds() -> Int {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
     }
 
     private func periodFrames(_ format: AudioFormat) -> Int {

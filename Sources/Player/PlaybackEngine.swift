@@ -94,6 +94,12 @@ public final class PlaybackEngine: Sendable {
     /// Whether a pause has been asked for (the output thread may take up to one period to act on it).
     public var isPauseRequested: Bool { shared.pauseRequested.load(ordering: .relaxed) }
 
+    /// CLOCK_MONOTONIC nanoseconds when the first frame reached the device, or nil (start-up benchmarks).
+    public var firstFrameMonotonicNanoseconds: Int? {
+        let value = shared.firstFrameNanoseconds.load(ordering: .relaxed)
+        return value == 0 ? nil : value
+    }
+
     /// Frames handed to the device since start (benchmarks).
     public var framesWritten: Int { shared.framesWritten.load(ordering: .relaxed) }
 

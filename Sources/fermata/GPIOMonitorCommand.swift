@@ -70,7 +70,7 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
                 if case .action = event, let local { await local.report(out, at: monotonicNanoseconds() - started) }
             })
         let task = Task { try await service.run() }
-        let stop = interruptHandler { task.cancel() }
+        let signals = Self.cancelOnSignals(task)
         let timer = duration.map { seconds in
             Task {
                 try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
@@ -79,8 +79,19 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
         }
         try await task.value
         timer?.cancel()
-        stop.cancel()
+        for source in signals { source.cancel() }
         await local?.shutdown()
+    }
+
+    /// Cancels `task` on SIGINT or SIGTERM; the sources must be kept until then.
+    static func cancelOnSignals(_ task: Task<Void, any Error>) -> [any DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { task.cancel() }
+            source.resume()
+            return source
+        }
     }
 
     static func detectedBoard() -> String? {

@@ -202,4 +202,50 @@ enum RecordedEncoderEdges {
         1046500000 GPIO24 0
         """
 
+    /// Recorded in ../shared/kernel-lab (gpio-sim, libgpiod 1.6, emulated CPU), in the order the edges reached user
+    /// space: 5 detents counter-clockwise then 5 clockwise, about 4 ms per transition. In the third detent the
+    /// edge of A at ...257.4 ms arrived after the edge of B at ...261.9 ms (each line has its own descriptor and
+    /// interrupt thread).
+    static let kernelLabSpinOutOfOrder = """
+        21184940941 GPIO24 1
+        21208968818 GPIO23 1
+        21217420095 GPIO24 0
+        21224891749 GPIO23 0
+        21230279548 GPIO24 1
+        21233370192 GPIO23 1
+        21237552964 GPIO24 0
+        21245033188 GPIO23 0
+        21253010023 GPIO24 1
+        21261891069 GPIO24 0
+        21257372347 GPIO23 1
+        21264974303 GPIO23 0
+        21268672772 GPIO24 1
+        21275145738 GPIO23 1
+        21278562769 GPIO24 0
+        21282886834 GPIO23 0
+        21289605602 GPIO24 1
+        21293107773 GPIO23 1
+        21297757642 GPIO24 0
+        21300928540 GPIO23 0
+        21808473186 GPIO23 1
+        21817437822 GPIO24 1
+        21826751058 GPIO23 0
+        21832735149 GPIO24 0
+        21835827885 GPIO23 1
+        21841987709 GPIO24 1
+        21845292649 GPIO23 0
+        21849629355 GPIO24 0
+        21852947305 GPIO23 1
+        21857253793 GPIO24 1
+        21861839234 GPIO23 0
+        21865009149 GPIO24 0
+        21868624336 GPIO23 1
+        21872673872 GPIO24 1
+        21877473493 GPIO23 0
+        21882037701 GPIO24 0
+        21885198896 GPIO23 1
+        21889479048 GPIO24 1
+        21892725089 GPIO23 0
+        21897283862 GPIO24 0
+        """
 }

@@ -72,6 +72,13 @@ import Testing
         #expect(actions == [.volume(2), .volume(8), .volume(8), .volume(8), .volume(8), .volume(8)])
     }
 
+    @Test func spinRecordedInTheKernelLabWithEdgesOutOfOrderCountsEveryDetent() {
+        let actions = Replay.actions(RecordedEncoderEdges.kernelLabSpinOutOfOrder, keymap: keymap).map(\.action)
+        #expect(actions.filter { if case let .volume(v) = $0 { v < 0 } else { false } }.count == 5)
+        #expect(actions.filter { if case let .volume(v) = $0 { v > 0 } else { false } }.count == 5)
+        #expect(actions.count == 10)
+    }
+
     @Test func kernelDebouncedEdgesPassStraightThrough() {
         // With the v2 API the kernel has already debounced: one clean edge each way, no extra delay.
         let clean = "1000000000 GPIO27 1\n1080000000 GPIO27 0\n1200000000 GPIO27 1\n1250000000 GPIO27 0"

@@ -25,7 +25,8 @@ struct BadInputTests {
         _ = FileManager.default.createFile(atPath: bad + "/text.flac", contents: Data("just some text\n".utf8))
         _ = FileManager.default.createFile(atPath: bad + "/broken.flac",
                                        contents: Data(Array("fLaC".utf8) + [0x00, 0x00, 0x00, 0x22, 1, 2, 3]))
-        _ = FileManager.default.createFile(atPath: bad + "/noise.wav", contents: Data((0..<300).map { UInt8($0 % 251) }))
+        _ = FileManager.default.createFile(atPath: bad + "/noise.wav",
+                                           contents: Data((0..<300).map { UInt8($0 % 251) }))
         _ = FileManager.default.createFile(atPath: bad + "/cover.jpg", contents: Data("not audio, not looked at".utf8))
         try fixture.addFLAC("Bad/bad-tag.flac", seed: 501, tags: ["TITLE": "Fine"],
                             rawComments: [Array("ARTIST=Bad ".utf8) + [0xFF, 0xFE] + Array(" Artist".utf8)])

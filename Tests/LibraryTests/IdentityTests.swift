@@ -15,7 +15,8 @@ struct IdentityTests {
             $0.rating = 8
             $0.preferredTempo = 0.85
         }
-        _ = try await library.saveLoop(path: path, name: "solo", region: LoopRegion(start: 100, end: 900, repeatCount: 3))
+        _ = try await library.saveLoop(path: path, name: "solo",
+                                       region: LoopRegion(start: 100, end: 900, repeatCount: 3))
         try await library.setSticker(path: path, name: "mood", value: "calm")
     }
 

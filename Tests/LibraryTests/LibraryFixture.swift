@@ -56,7 +56,8 @@ struct LibraryFixture {
 
     /// Sets a file's modification time `seconds` in the future (a "touch" that a scan must notice).
     func touch(_ relative: String, seconds: Int = 10) throws {
-        var times = [timespec(tv_sec: time(nil) + seconds, tv_nsec: 0), timespec(tv_sec: time(nil) + seconds, tv_nsec: 0)]
+        let when = timespec(tv_sec: time(nil) + seconds, tv_nsec: 0)
+        var times = [when, when]
         guard utimensat(AT_FDCWD, file(relative), &times, 0) == 0 else { throw POSIXError(.EIO) }
     }
 

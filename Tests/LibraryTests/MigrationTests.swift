@@ -56,7 +56,9 @@ struct MigrationTests {
         let dir = try TemporaryDirectory()
         _ = try LibraryDatabase(stateDirectory: dir.path)
         let queue = try DatabaseQueue(path: dir.file(LibraryDatabase.fileName))
-        try queue.write { try $0.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')") }
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')")
+        }
         do {
             _ = try LibraryDatabase(stateDirectory: dir.path)
             Issue.record("a newer database was opened")

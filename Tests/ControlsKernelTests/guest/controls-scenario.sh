@@ -32,8 +32,18 @@ start() {
 	done
 }
 
+# stop: SIGTERM, and if the monitor has not exited 20 s later, record its threads' states in OUT/NAME.hang and kill it.
 stop() {
 	kill "$pid" 2>/dev/null || true
+	n=0
+	while kill -0 "$pid" 2>/dev/null && [ "$n" -lt 200 ]; do n=$((n + 1)); sleep 0.1; done
+	if kill -0 "$pid" 2>/dev/null; then
+		for t in /proc/"$pid"/task/*; do
+			echo "== $(cat "$t/comm") $(cat "$t/wchan") $(grep State "$t/status")"
+			cat "$t/stack" 2>/dev/null
+		done > "$out/$name.hang"
+		kill -9 "$pid"
+	fi
 	wait "$pid" 2>/dev/null || true
 }
 
@@ -42,7 +52,7 @@ offset27=$(gpiofind GPIO27 | cut -d' ' -f2)
 gpioset --mode=signal "$GPIO_SIM_LABEL" "$offset27=1" &
 holder=$!
 printf '[button-ghost]\nline = "GPIO99"\npress = "announce"\n' > "$out/override.toml"
-start pi "$@" --board "$boards/rpi-4.toml" --config "$out/override.toml"
+start pi "$@" ${RAW:+--raw} --board "$boards/rpi-4.toml" --config "$out/override.toml"
 gpioinfo "$GPIO_SIM_LABEL" > "$out/gpioinfo.txt"
 python3 "$here/drive.py" full "$out/drive.log"
 sleep 1
