@@ -125,6 +125,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
         .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
         .testTarget(name: "ControlsKernelTests", exclude: ["guest", "build-gpiod-v2.sh"]),

@@ -55,11 +55,11 @@ codename=$( . "${root:-}/etc/os-release" 2>/dev/null && echo "${VERSION_CODENAME
 if [ -z "$board" ]; then
     model=$(tr -d '\0' < "${root:-}/proc/device-tree/model" 2>/dev/null || true)
     case "$model" in
-        *"Raspberry Pi 5"*) board=rpi5 ;;
-        *"Raspberry Pi 4"*) board=rpi4 ;;
-        *"Raspberry Pi 3 Model B Plus"*) board=rpi3bplus ;;
-        *"Raspberry Pi Zero 2"*) board=rpi-zero2w ;;
-        *"Orange Pi"*) board=orangepi-allwinner ;;
+        *"Raspberry Pi 5"*) board=rpi-5 ;;
+        *"Raspberry Pi 4"*) board=rpi-4 ;;
+        *"Raspberry Pi 3 Model B Plus"*) board=rpi-3b-plus ;;
+        *"Raspberry Pi Zero 2"*) board=rpi-zero-2-w ;;
+        *"Orange Pi"*) board=orangepi-pc ;;
         *) board=generic-40pin ;;
     esac
     echo "board: ${model:-unknown model} → $board (override with --board)"

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -65,6 +66,11 @@ void fgpio_timer_clear(int fd) {
 
 void fgpio_name_thread(const char *name) {
     pthread_setname_np(pthread_self(), name);
+}
+
+int fgpio_thread_realtime(int priority) {
+    struct sched_param param = { .sched_priority = priority };
+    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
 }
 
 // ---- chip scan (shared) ----

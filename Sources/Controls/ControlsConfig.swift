@@ -103,6 +103,9 @@ public struct ControlsConfig: Sendable, Hashable {
     public var enabled = true
     /// Line consumer name shown by `gpioinfo`.
     public var consumer = "fermata"
+    /// SCHED_FIFO priority of the GPIO thread (0: normal scheduling). Below the audio output thread's 40; the thread
+    /// does microseconds of work per edge. Refused without CAP_SYS_NICE or LimitRTPRIO: it then runs normally.
+    public var realtimePriority = 10
     /// 0–50 ms; kernel debounce on the v2 API, the same in user space on v1.
     public var debounceMs = 10
     public var longPressMs = 600

@@ -52,7 +52,8 @@ public struct GPIOInputService: Service {
         }
         let (events, continuation) = AsyncStream.makeStream(of: ControlEvent.self,
                                                             bufferingPolicy: .bufferingNewest(1024))
-        let reactor = InputReactor(keymap: keymap, input: input, consumer: config.consumer, logger: logger,
+        let reactor = InputReactor(keymap: keymap, input: input, consumer: config.consumer,
+                                   realtimePriority: config.realtimePriority, logger: logger,
                                    reportEdges: reportEdges, continuation: continuation)
         reactor.start()
         await withTaskCancellationOrGracefulShutdownHandler {

@@ -27,17 +27,19 @@ final class InputReactor: Sendable {
     private let keymap: Keymap
     private let input: ControlsInput
     private let consumer: String
+    private let realtimePriority: Int
     private let logger: Logger
     private let reportEdges: Bool
     private let continuation: AsyncStream<ControlEvent>.Continuation
     /// The wake eventfd; nil once the thread has closed it.
     private let wake: Mutex<Int32?>
 
-    init(keymap: Keymap, input: ControlsInput, consumer: String, logger: Logger, reportEdges: Bool,
-         continuation: AsyncStream<ControlEvent>.Continuation) {
+    init(keymap: Keymap, input: ControlsInput, consumer: String, realtimePriority: Int, logger: Logger,
+         reportEdges: Bool, continuation: AsyncStream<ControlEvent>.Continuation) {
         self.keymap = keymap
         self.input = input
         self.consumer = consumer
+        self.realtimePriority = realtimePriority
         self.logger = logger
         self.reportEdges = reportEdges
         self.continuation = continuation
@@ -61,6 +63,12 @@ final class InputReactor: Sendable {
 
     private func main() {
         fgpio_name_thread("fermata-gpio")
+        if realtimePriority > 0, !keymap.lines.isEmpty {
+            let refused = fgpio_thread_realtime(Int32(realtimePriority))
+            let note = refused == 0 ? "SCHED_FIFO \(realtimePriority)"
+                : "normal priority (SCHED_FIFO \(realtimePriority) refused: \(String(cString: strerror(refused))))"
+            logger.info("controls: GPIO thread at \(note)")
+        }
         let sources: [any EdgeSource]
         let userDebounce: Bool
         switch input {

@@ -30,6 +30,7 @@ struct ProfileReader {
             case "controls":
                 controls.enabled = try s.bool("enabled") ?? controls.enabled
                 controls.consumer = try s.string("consumer") ?? controls.consumer
+                controls.realtimePriority = try s.int("realtime_priority", 0...99) ?? controls.realtimePriority
                 controls.debounceMs = try s.int("debounce_ms", 0...50) ?? controls.debounceMs
                 controls.longPressMs = try s.int("long_press_ms", 100...10_000) ?? controls.longPressMs
                 controls.holdMs = try s.int("hold_ms", 500...30_000) ?? controls.holdMs

@@ -18,6 +18,7 @@ struct LatencyBenchmark {
         let presses = arguments.int("--presses", 300)
         var config = ControlsConfig()
         config.debounceMs = arguments.int("--debounce-ms", 10)
+        config.realtimePriority = arguments.int("--realtime-priority", 10)
         let rig = try BenchRig(sim: arguments.sim, lines: 1)
         config.buttons = [ButtonConfig(name: "button", line: rig.line(0), actions: [.press: .togglePause])]
         let probe = DeliveryProbe()

@@ -50,13 +50,13 @@ public struct DaemonRuntime: Sendable {
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let backend = try FermataBackend(player: player, library: library, playlists: playlists,
                                          outputName: config.output, logger: logger)
+        let notifier = SystemdNotifier()
         let services: [any Service] = [
             PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
-                          logger: logger),
+                          notifier: notifier, logger: logger),
             BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
             MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
         ]
-        let notifier = SystemdNotifier()
         notifier.ready(status: "ready")
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

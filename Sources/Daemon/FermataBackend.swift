@@ -114,7 +114,8 @@ public final class FermataBackend: MPDBackend {
     public func stats() async throws -> MPDStats {
         let stats = try await library.stats()
         return MPDStats(artists: stats.artists, albums: stats.albums, songs: stats.songs,
-                        uptime: Int64(Date().timeIntervalSince(started)), playtime: 0,
+                        uptime: Int64(Date().timeIntervalSince(started)),
+                        playtime: Int64(player.engine.framesWritten / max(1, player.engine.position().deviceFormat?.sampleRate ?? 44_100)),
                         databasePlaytime: Int64(stats.playtime),
                         databaseUpdated: Int64(stats.lastScan?.timeIntervalSince1970 ?? 0))
     }

@@ -9,16 +9,21 @@ import ServiceLifecycle
 public struct PlayerService: Service {
     let player: Player
     let checkpointInterval: Duration
+    let notifier: SystemdNotifier
     let logger: Logger
 
-    public init(player: Player, checkpointInterval: Duration, logger: Logger) {
+    public init(player: Player, checkpointInterval: Duration, notifier: SystemdNotifier = SystemdNotifier(),
+                logger: Logger) {
         self.player = player
         self.checkpointInterval = checkpointInterval
+        self.notifier = notifier
         self.logger = logger
     }
 
     public func run() async throws {
         let checkpoints = Task { await checkpointLoop() }
+        let watchdog = Task { await watchdogLoop() }
+        defer { watchdog.cancel() }
         await withDiscardingTaskGroup { group in
             group.addTask { await player.run() }
             try? await gracefulShutdown()
@@ -27,6 +32,23 @@ public struct PlayerService: Service {
             player.engine.shutdown()  // ends the engine's events, so `player.run()` returns by itself
         }
         logger.info("player stopped; state saved")
+    }
+
+    /// `WATCHDOG=1` only while playback is alive: frames keep reaching the device when playing (or the player is
+    /// paused, stopped or waiting for its device). A stuck output thread stops the pings and systemd restarts us.
+    /// `STATUS=` says what is playing.
+    private func watchdogLoop() async {
+        guard let interval = notifier.watchdogInterval else { return }
+        var lastFrames = player.engine.framesWritten
+        while !Task.isCancelled {
+            try? await Task.sleep(for: interval)
+            let frames = player.engine.framesWritten
+            let status = await player.status()
+            let alive = status.state != .playing || frames != lastFrames || status.lastError != nil
+            lastFrames = frames
+            if alive { notifier.watchdog() } else { logger.error("playback is stuck: no frames reached the device") }
+            notifier.status(status.state == .playing ? "playing \(status.path ?? "")" : status.state.rawValue)
+        }
     }
 
     private func checkpointLoop() async {

@@ -1,3 +1,6 @@
+/// A faster path for applying Vorbis comments during library scans (same results as `applyVorbisComment`).
+///
+/// A value-type extension; used on whichever thread owns the tags.
 extension TrackTags {
     /// `applyVorbisComment` with the common case done on bytes: an ASCII key is upper-cased directly, and a value
     /// that starts and ends with visible ASCII needs no trimming, so neither goes through Unicode case mapping or

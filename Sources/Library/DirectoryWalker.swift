@@ -15,6 +15,7 @@ protocol WalkVisitor: AnyObject {
 
 /// A directory waiting to be listed, with the directories above it (device and inode) for loop detection.
 struct PendingDirectory: Sendable {
+    /// A directory's device and inode: what makes two paths the same directory.
     struct Node: Equatable, Sendable {
         let device: UInt64
         let inode: UInt64

@@ -20,6 +20,7 @@ final class Scanner: Sendable {
         case cancelled
     }
 
+    /// What to scan and with how many threads at which priority.
     struct Settings: Sendable {
         var root: String
         var mode: ScanMode

@@ -3,6 +3,7 @@ import Glibc
 
 /// What reading one new or changed file gave.
 struct ReadOutcome: Sendable {
+    /// Indexed (with any repairs noted) or rejected.
     enum Result: Sendable {
         /// Tags, fingerprint and cover hash, and the issues it was indexed with anyway (a repaired name or tags).
         case track(ScannedFile, warnings: [ScanIssue.Kind])

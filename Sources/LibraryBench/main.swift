@@ -9,6 +9,7 @@ import Foundation
 import Library
 import Logging
 
+/// The benchmark's command-line options.
 struct Options {
     var library = "/tmp/mpd-bench/lib-20000"
     var tracks = 20000

@@ -40,6 +40,8 @@ final class DecodeLoop: @unchecked Sendable {
     var device: AudioFormat?
     var generation = 0
     var markSerial = 0
+    /// The newest `PlaybackEngine.start` handled; stamped on every mark pushed since.
+    var startGeneration = 0
     var segments: [Segment] = []
     let converter: FormatConverter
     static let chunkFrames = 4096
@@ -92,7 +94,9 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func handle(_ command: DecoderCommand) {
         switch command {
-        case let .start(item, frame): start(item, at: frame)
+        case let .start(item, frame, generation):
+            startGeneration = generation
+            start(item, at: frame)
         case let .setUpcoming(after, item): setUpcoming(after: after, item)
         case let .setLoop(entry, region): setLoop(entry: entry, region)
         case .stop: stop()
@@ -165,7 +169,8 @@ final class DecodeLoop: @unchecked Sendable {
     func pushMark(_ kind: TrackMark.Kind, item: PlayableItem?, sourceFrame: Int64, sourceRate: Int) {
         markSerial += 1
         let position = shared.ring.writePosition
-        let mark = TrackMark(serial: markSerial, position: position, kind: kind, entryID: item?.entryID ?? -1,
+        let mark = TrackMark(serial: markSerial, generation: startGeneration, position: position, kind: kind,
+                             entryID: item?.entryID ?? -1,
                              sourceFrame: sourceFrame, sourceRate: Int32(sourceRate), rateRatio: converter.ratio)
         while !shared.marks.push(mark) { shared.decoderBell.wait(nanoseconds: 5_000_000) }
         if let item, let device {

@@ -19,7 +19,7 @@ public enum EngineEvent: Sendable, Equatable {
 
 /// A request to the decoder thread.
 enum DecoderCommand: Sendable {
-    case start(PlayableItem, frame: Int64)
+    case start(PlayableItem, frame: Int64, generation: Int)
     case setUpcoming(after: EntryID, PlayableItem?)
     case setLoop(entry: EntryID, LoopRegion?)
     case stop

@@ -56,6 +56,7 @@ final class EngineShared: @unchecked Sendable {
     private let pubDeviceRate = Atomic<Int>(0)
     private let pubDeviceBits = Atomic<Int>(0)
     private let pubDeviceChannels = Atomic<Int>(0)
+    private let pubGeneration = Atomic<Int>(0)
     let framesWritten = Atomic<Int>(0)
     /// CLOCK_MONOTONIC nanoseconds of the first frame handed to the device (0 until then).
     let firstFrameNanoseconds = Atomic<Int>(0)
@@ -76,6 +77,7 @@ final class EngineShared: @unchecked Sendable {
         pubDeviceRate.store(position.device?.sampleRate ?? 0, ordering: .relaxed)
         pubDeviceBits.store(position.device.map { $0.encoding == .f32 ? -32 : $0.validBits } ?? 0, ordering: .relaxed)
         pubDeviceChannels.store(position.device?.channels ?? 0, ordering: .relaxed)
+        pubGeneration.store(position.generation, ordering: .relaxed)
         sequence.store(s + 2, ordering: .releasing)
     }
 
@@ -91,6 +93,7 @@ final class EngineShared: @unchecked Sendable {
             let deviceRate = pubDeviceRate.load(ordering: .relaxed)
             let bits = pubDeviceBits.load(ordering: .relaxed)
             let channels = pubDeviceChannels.load(ordering: .relaxed)
+            let generation = pubGeneration.load(ordering: .relaxed)
             atomicMemoryFence(ordering: .acquiring)
             guard sequence.load(ordering: .relaxed) == s1 else { continue }
             var device: AudioFormat?
@@ -99,7 +102,7 @@ final class EngineShared: @unchecked Sendable {
                 device = AudioFormat(sampleRate: deviceRate, channels: channels, encoding: encoding, validBits: abs(bits))
             }
             return HeardPosition(state: state, entryID: entry < 0 ? nil : entry, sourceFrame: frame,
-                                 sourceRate: rate, device: device)
+                                 sourceRate: rate, device: device, generation: generation)
         }
     }
 
@@ -124,4 +127,6 @@ struct HeardPosition: Sendable {
     var sourceFrame: Int64
     var sourceRate: Int
     var device: AudioFormat?
+    /// The `start` generation of the mark the listener is in.
+    var generation: Int = 0
 }

@@ -124,6 +124,7 @@ final class OutputLoop {
             position.sourceRate = Int(mark.sourceRate)
             let frames = Double((heard - mark.position) / bytesPerFrame) * mark.rateRatio
             position.sourceFrame = mark.sourceFrame + Int64(frames)
+            position.generation = mark.generation
             if index > 0 && marks[index - 1].serial <= announcedSerial { marks.removeFirst(index) }
         }
         shared.publish(position)

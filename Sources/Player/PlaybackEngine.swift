@@ -15,6 +15,7 @@ public final class PlaybackEngine: Sendable {
     private let decodeLoop: DecodeLoop
     private let threads: Threads
     private let eventsContinuation: AsyncStream<EngineEvent>.Continuation
+    private let startCount = Atomic<Int>(0)
 
     private final class Threads: @unchecked Sendable {
         let output = AudioThread()
@@ -54,7 +55,13 @@ public final class PlaybackEngine: Sendable {
     // MARK: actions
 
     /// Plays `item` from `frame`, discarding what the device holds (start, skip, seek).
-    public func start(_ item: PlayableItem, atFrame frame: Int64 = 0) { decodeLoop.send(.start(item, frame: frame)) }
+    /// Returns the start's generation: `position().generation` reaches it once the new audio is heard.
+    @discardableResult
+    public func start(_ item: PlayableItem, atFrame frame: Int64 = 0) -> Int {
+        let generation = startCount.add(1, ordering: .relaxed).newValue
+        decodeLoop.send(.start(item, frame: frame, generation: generation))
+        return generation
+    }
     /// Says what plays after `entry` (nil: the stream ends after it).
     public func setUpcoming(after entry: EntryID, _ item: PlayableItem?) {
         decodeLoop.send(.setUpcoming(after: entry, item))
@@ -88,7 +95,7 @@ public final class PlaybackEngine: Sendable {
         }
         return EnginePosition(state: state, entryID: heard.entryID, sourceFrame: heard.sourceFrame,
                               sourceRate: heard.sourceRate, deviceFormat: heard.device,
-                              waitingForDevice: heard.state == .waitingForDevice)
+                              waitingForDevice: heard.state == .waitingForDevice, generation: heard.generation)
     }
 
     /// Whether a pause has been asked for (the output thread may take up to one period to act on it).
@@ -134,6 +141,8 @@ public struct EnginePosition: Sendable, Equatable {
     public var sourceRate: Int
     public var deviceFormat: AudioFormat?
     public var waitingForDevice: Bool
+    /// The `start` generation being heard.
+    public var generation: Int = 0
 
     public var seconds: Double { sourceRate > 0 ? Double(sourceFrame) / Double(sourceRate) : 0 }
 }

@@ -32,6 +32,8 @@ public actor Player: PlayerControl {
     /// The entry the listener hears (or heard last).
     var current: EntryID?
     var consecutiveFailures = 0
+    /// The last start asked of the engine, reported by `status` until it is heard (a `next` or `seek` shows at once).
+    var requestedStart: (generation: Int, entry: EntryID, frame: Int64)?
     var randomGenerator = SystemRandomNumberGenerator()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -60,7 +62,11 @@ public actor Player: PlayerControl {
     }
 
     public func status() async -> PlayerStatus {
-        let heard = engine.position()
+        var heard = engine.position()
+        if let asked = requestedStart, heard.generation < asked.generation {
+            heard.entryID = asked.entry
+            heard.sourceFrame = asked.frame
+        }
         var status = PlayerStatus()
         status.state = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
         status.entryID = heard.entryID ?? current
@@ -162,7 +168,8 @@ public actor Player: PlayerControl {
         stopped = false
         current = entry.id
         consecutiveFailures = 0
-        engine.start(item(entry), atFrame: frame)
+        let generation = engine.start(item(entry), atFrame: frame)
+        requestedStart = (generation, entry.id, frame)
         transportChanged()
         await persistence?.saveSnapshot(snapshot(frame: frame))
         changeSink.yield(.player)

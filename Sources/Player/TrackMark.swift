@@ -11,6 +11,8 @@ struct TrackMark: BitwiseCopyable {
 
     /// Increases by one for every mark the decoder pushes (so a mark is announced once, even after rewinds).
     var serial: Int
+    /// The engine `start` this mark belongs to (so the heard position can tell a start has become audible).
+    var generation: Int
     var position: Int
     var kind: Kind
     var entryID: EntryID
@@ -19,7 +21,7 @@ struct TrackMark: BitwiseCopyable {
     /// Source frames per device frame (1 unless resampling).
     var rateRatio: Double
 
-    static let empty = TrackMark(serial: 0, position: 0, kind: .end, entryID: -1, sourceFrame: 0, sourceRate: 0, rateRatio: 1)
+    static let empty = TrackMark(serial: 0, generation: 0, position: 0, kind: .end, entryID: -1, sourceFrame: 0, sourceRate: 0, rateRatio: 1)
 }
 
 /// Something the output thread wants the rest of the program to know, sent without locks or allocation.

@@ -2,7 +2,7 @@ import ArgumentParser
 
 /// `fermata`: the command-line tool for a Fermata box. Commands that talk to fermatad use its Unix socket
 /// (`--socket`, default /run/fermata/mpd.sock) or TCP (`--host`). Exit status: 0 done, 1 refused by fermatad (its
-/// message is printed), 2 bad usage, 3 fermatad unreachable, 4 `doctor` found problems.
+/// message is printed), 3 fermatad unreachable, 4 `doctor` found problems, 64 bad usage (EX_USAGE).
 @main
 struct FermataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

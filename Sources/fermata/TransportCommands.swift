@@ -40,9 +40,14 @@ struct PreviousCommand: ParsableCommand {
 struct SeekCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "seek", abstract: "Seek: 1:30, 90, +10 or -5 seconds.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "Position in seconds or m:ss; +N/-N is relative.") var time: String
+    @Argument(parsing: .allUnrecognized, help: "Position in seconds or m:ss; +N/-N is relative.") var words: [String]
+
+    func validate() throws {
+        guard words.count == 1 else { throw ValidationError("give one TIME: 1:30, 90, +10 or -5") }
+    }
 
     func run() throws {
+        let time = words[0]
         let relative = time.hasPrefix("+") || time.hasPrefix("-")
         let body = relative ? String(time.dropFirst()) : time
         let parts = body.split(separator: ":").map { Double($0) }
@@ -59,9 +64,17 @@ struct SeekCommand: ParsableCommand {
 struct VolumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "volume", abstract: "Show or set the volume (0-100).")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "New volume, or +N / -N.") var value: String?
+    @Argument(parsing: .allUnrecognized, help: "New volume, or +N / -N.") var words: [String] = []
+
+    func validate() throws {
+        guard words.count <= 1 else { throw ValidationError("give at most one volume: N, +N or -N") }
+        if let value = words.first, Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) == nil {
+            throw ValidationError("volume must be a number, +N or -N")
+        }
+    }
 
     func run() throws {
+        let value = words.first
         try withConnection(connection) { client in
             if let value {
                 guard let number = Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) else {

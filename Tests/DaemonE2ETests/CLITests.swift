@@ -35,7 +35,8 @@ struct CLITests {
             #expect(try await daemon.queue() == [M.uno.path, M.one.path, M.dos.path])
             #expect(try await daemon.fermata("queue", "list").output
                 == "    1  Beta - Uno  0:02\n    2  Alpha Band - One  0:01\n    3  Beta - Dos  0:02\n")
-            #expect(try await daemon.fermata("search", "beta").output == M.uno.path + "\n" + M.dos.path + "\n" + M.tres.path + "\n")
+            let beta = [M.uno, M.dos, M.tres].map { $0.path + "\n" }.joined()
+            #expect(try await daemon.fermata("search", "beta").output == beta)
             #expect(try await daemon.fermata("queue", "shuffle", "on").status == 0)
             #expect(try await daemon.status()["random"] == "1")
             #expect(try await daemon.fermata("queue", "shuffle", "off").status == 0)
@@ -126,7 +127,8 @@ struct CLITests {
             let fermata = Programs.built("fermata")
             let unreachable = try await onThread { try Programs.run(fermata, ["status", "--socket", missing]) }
             #expect(unreachable.status == 3 && unreachable.output.isEmpty, "\(unreachable)")
-            #expect(unreachable.stderr.hasPrefix("fermata: cannot reach fermatad: \(missing): No such file or directory"))
+            let reason = "fermata: cannot reach fermatad: \(missing): No such file or directory"
+            #expect(unreachable.stderr.hasPrefix(reason), "\(unreachable)")
 
             let refused = try await daemon.fermata("queue", "rm", "99")
             #expect(refused.status == 1 && refused.stderr == "fermata: delete: Bad song index\n", "\(refused)")

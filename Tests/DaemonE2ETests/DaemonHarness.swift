@@ -27,7 +27,8 @@ enum Programs {
         let scratch = try TemporaryDirectory(prefix: "fermata-e2e-run")
         _ = FileManager.default.createFile(atPath: scratch.file("out"), contents: nil)
         _ = FileManager.default.createFile(atPath: scratch.file("err"), contents: nil)
-        let out = try FileHandle(forWritingTo: scratch.url("out")), err = try FileHandle(forWritingTo: scratch.url("err"))
+        let out = try FileHandle(forWritingTo: scratch.url("out"))
+        let err = try FileHandle(forWritingTo: scratch.url("err"))
         defer { try? out.close(); try? err.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -45,10 +46,10 @@ enum Programs {
             throw MPDLink.Failure(description: "\(path) \(arguments) still running after \(timeout) s")
         }
         process.waitUntilExit()
+        let errors = FileManager.default.contents(atPath: scratch.file("err")) ?? Data()
         return ProgramResult(status: process.terminationStatus,
                              stdout: FileManager.default.contents(atPath: scratch.file("out")) ?? Data(),
-                             stderr: String(decoding: FileManager.default.contents(atPath: scratch.file("err")) ?? Data(),
-                                            as: UTF8.self))
+                             stderr: String(decoding: errors, as: UTF8.self))
     }
 }
 
@@ -188,7 +189,8 @@ final class Daemon: @unchecked Sendable {
     /// The queue's files, in order.
     func queue() async throws -> [String] { try await ok("playlistinfo").all("file") }
 
-    /// Polls `status` (every 20 ms, up to `seconds`) until `predicate` holds; returns that status, or the last one read.
+    /// Polls `status` (every 20 ms, up to `seconds`) until `predicate` holds; returns that status, or the last one
+    /// read.
     func status(within seconds: Double = 5, until predicate: (MPDLink.Reply) -> Bool) async throws -> MPDLink.Reply {
         let deadline = Date().addingTimeInterval(seconds)
         var reply = try await status()

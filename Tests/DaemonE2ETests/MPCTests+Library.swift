@@ -5,15 +5,16 @@ import Testing
 /// stored playlists, stickers and cover art.
 extension MPCTests {
     @Test func browsing() async throws {
+        let beta = [M.uno, M.dos, M.tres].map { $0.path + "\n" }.joined()
         try await Daemon.with { daemon async throws in
             #expect(try await daemon.mpc("ls").output == "Alpha Band\nBeta\n")
             #expect(try await daemon.mpc("ls", "Alpha Band").output == "Alpha Band/First Album\n")
-            #expect(try await daemon.mpc("ls", "Beta/Second").output == [M.uno, M.dos, M.tres].map { $0.path + "\n" }.joined())
+            #expect(try await daemon.mpc("ls", "Beta/Second").output == beta)
             #expect(try await daemon.mpc("ls", M.uno.path).output == M.uno.path + "\n")
             let missing = try await daemon.mpc("ls", "Gamma")
             #expect(missing.status == 1 && missing.stderr == "MPD error: No such directory\n", "\(missing)")
             #expect(try await daemon.mpc("listall").output == M.tracks.map { $0.path + "\n" }.joined())
-            #expect(try await daemon.mpc("listall", "Beta").output == [M.uno, M.dos, M.tres].map { $0.path + "\n" }.joined())
+            #expect(try await daemon.mpc("listall", "Beta").output == beta)
         }
     }
 
@@ -44,7 +45,8 @@ extension MPCTests {
             #expect(try await daemon.queue() == [M.uno.path, M.dos.path, M.tres.path])
             #expect(try await daemon.mpc("searchadd", "title", "tw").status == 0)
             #expect(try await daemon.queue() == [M.uno.path, M.dos.path, M.tres.path, M.two.path])
-            #expect(try await daemon.mpc("playlist").output == "Beta - Uno\nBeta - Dos\nBeta - Tres\nAlpha Band - Two\n")
+            #expect(try await daemon.mpc("playlist").output
+                == "Beta - Uno\nBeta - Dos\nBeta - Tres\nAlpha Band - Two\n")
             #expect(try await daemon.mpc("findadd", "artist", "Nobody").status == 0)
             #expect(try await daemon.queue().count == 4)
 

@@ -79,8 +79,14 @@ extension MPCTests {
 
                 """)
             let all = try await daemon.ok("listallinfo \"Alpha Band\"")
-            #expect(all.lines(["directory", "file", "Title"])
-                == "directory: Alpha Band/First Album\nfile: \(M.one.path)\nTitle: One\nfile: \(M.two.path)\nTitle: Two\n")
+            #expect(all.lines(["directory", "file", "Title"]) == """
+                directory: Alpha Band/First Album
+                file: \(M.one.path)
+                Title: One
+                file: \(M.two.path)
+                Title: Two
+
+                """)
             let files = try await daemon.ok("listfiles \"\(MusicFixture.coverAlbum)\"")
             #expect(files.all("file") == ["01 One.flac", "02 Two.flac", "cover.jpg"])
             #expect(files.all("size").last == String(MusicFixture.cover.count))

@@ -5,6 +5,7 @@ import Foundation
 ///
 /// Not thread-safe: one instance is used by one thread at a time (the harness runs it inside `onThread`).
 final class MPDLink: @unchecked Sendable {
+    /// Why a connection, a read or a harness step failed.
     struct Failure: Error, CustomStringConvertible {
         var description: String
     }
@@ -65,7 +66,9 @@ final class MPDLink: @unchecked Sendable {
         let bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard sent > 0 else { throw Failure(description: "send: errno \(errno)") }
             offset += sent
         }
@@ -84,7 +87,9 @@ final class MPDLink: @unchecked Sendable {
                 reply.pairs.append((key: "list_OK", value: ""))
                 continue
             }
-            guard let colon = line.range(of: ": ") else { throw Failure(description: "bad line \(line.debugDescription)") }
+            guard let colon = line.range(of: ": ") else {
+                throw Failure(description: "bad line \(line.debugDescription)")
+            }
             reply.pairs.append((key: String(line[..<colon.lowerBound]), value: String(line[colon.upperBound...])))
         }
         throw Failure(description: "connection closed after \(reply)")

@@ -68,7 +68,8 @@ enum MusicFixture {
         try Data(cover).write(to: URL(fileURLWithPath: music + "/" + coverAlbum + "/cover.jpg"))
         try files.createDirectory(atPath: root + "/outside", withIntermediateDirectories: true)
         try writeFLAC(root + "/outside/Secret.flac", seconds: 0.5, tags: ["TITLE": "Secret", "ARTIST": "Outsider"])
-        try files.createSymbolicLink(atPath: music + "/" + escapingDirectoryLink, withDestinationPath: root + "/outside")
+        try files.createSymbolicLink(atPath: music + "/" + escapingDirectoryLink,
+                                     withDestinationPath: root + "/outside")
         try files.createSymbolicLink(atPath: music + "/" + passwordLink, withDestinationPath: "/etc/passwd")
         return music
     }

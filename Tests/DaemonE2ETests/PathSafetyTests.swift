@@ -23,7 +23,8 @@ struct PathSafetyTests {
             let version = try await daemon.status()["playlist"]
             for (uri, ack) in Self.refusals {
                 #expect(try await daemon.command("add \"\(uri)\"").ack == ack, "add \(uri)")
-                #expect(try await daemon.command("addid \"\(uri)\"").ack == ack.replacingOccurrences(of: "{add}", with: "{addid}"))
+                let addid = ack.replacingOccurrences(of: "{add}", with: "{addid}")
+                #expect(try await daemon.command("addid \"\(uri)\"").ack == addid, "addid \(uri)")
                 #expect(try await daemon.command("playlistadd p \"\(uri)\"").ack?.hasPrefix("ACK [") == true)
             }
             #expect(try await daemon.queue() == [M.one.path], "the queue is unchanged")

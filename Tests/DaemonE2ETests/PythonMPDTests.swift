@@ -119,7 +119,8 @@ struct PythonMPDTests {
     @Test(.enabled(if: hasPythonMPD, "needs /usr/bin/python3 with python3-mpd"))
     func pythonMPD2Session() async throws {
         try await Daemon.with { daemon async throws in
-            let arguments = ["-c", Self.script, String(daemon.port), daemon.music + "/" + MusicFixture.coverAlbum + "/cover.jpg"]
+            let cover = daemon.music + "/" + MusicFixture.coverAlbum + "/cover.jpg"
+            let arguments = ["-c", Self.script, String(daemon.port), cover]
             let result = try await onThread { try Programs.run(Programs.python, arguments) }
             #expect(result.status == 0, "python-mpd2 script: \(result)")
             #expect(result.output.hasSuffix("PASS python-mpd2 end to end\n"), "\(result)")

@@ -123,6 +123,7 @@ struct IdentityTests {
         #expect(summary.updated == 1 && summary.identitiesRestored == 0)
         #expect(try await library.track(path: a)?.identityID == identityA)
         try await Self.expectAnnotated(library, a)
+        #expect(try await library.fullTextSearch("re-encoded").map(\.path) == [a])
 
         // b replaces a: b's identity (and metadata) follows b's audio; a's identity waits, missing.
         try await library.setSticker(path: b, name: "who", value: "b")

@@ -108,6 +108,7 @@ struct LibraryFixture {
             entries.append(entry)
         }
         template = (dir, entries)
+        atexit { LibraryFixture.template = nil }   // deletes the template directory when the test process ends
         return (dir, entries)
     }
 

@@ -108,6 +108,9 @@ struct ScanTests {
         #expect(full.filesOpened == first.filesOpened)
         #expect(full.updated == LibraryFixture.count && full.added == 0 && full.removed == 0)
         #expect(try await library.track(path: fixture.entries[5].path)?.identityID == before?.identityID)
+        // 200 changed tracks: the search index was rebuilt once rather than edited row by row.
+        #expect(try await library.fullTextSearch("submarine").map(\.title) == ["Yellow Submarine"])
+        #expect(try await library.fullTextSearch("title").count == 100)
     }
 
     @Test("a music directory that cannot be listed fails the scan and removes nothing")
