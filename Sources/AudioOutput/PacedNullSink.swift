@@ -35,10 +35,12 @@ public final class PacedNullSink: AudioSink {
 
     public func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult {
         advance()
+        let needed = Double(min(frames, periodFrames))
         var space = Double(bufferFrames) - buffered
-        if space < Double(min(frames, periodFrames)) && !paused {
-            let wait = (Double(min(frames, periodFrames)) - space) / Double(rate)
-            Self.sleep(seconds: wait)
+        if space < needed && !paused {
+            // Sleep until the whole chunk fits (plus a little, so rounding never leaves it a frame short and the
+            // output thread does not come back for crumbs): one wake-up per period, as with a sound card.
+            Self.sleep(seconds: (needed - space) / Double(rate) + 0.0002)
             advance()
             space = Double(bufferFrames) - buffered
         }
