@@ -34,7 +34,10 @@ public struct ControlEngine: Sendable {
 
     /// The earliest time `advance` has work, or nil when nothing is pending (the GPIO thread then sleeps in poll).
     public var deadline: UInt64? {
-        (debouncers.compactMap(\.deadline) + gestures.compactMap(\.deadline)).min()
+        var earliest: UInt64?
+        for d in debouncers { if let due = d.deadline, due < earliest ?? .max { earliest = due } }
+        for g in gestures { if let due = g.deadline, due < earliest ?? .max { earliest = due } }
+        return earliest
     }
 
     /// One edge on line `line` (an index into `keymap.lines`).

@@ -53,23 +53,17 @@ public final class PipeEdgeSource: EdgeSource {
     var descriptors: [Int32] { [fd] }
 
     func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError) {
-        var buffer = [UInt8](repeating: 0, count: 16 * 64)
-        let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        var records = [(UInt32, UInt32, UInt64)](repeating: (0, 0, 0), count: 32)
+        let count = records.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if count < 0 {
             if errno == EAGAIN || errno == EINTR { return }
             throw EdgeSourceError(errno: errno)
         }
         if count == 0 { throw EdgeSourceError(errno: EPIPE) }
         precondition(count % 16 == 0, "edge records are written whole (16 bytes, atomic on a pipe)")
-        for start in stride(from: 0, to: count, by: 16) {
-            func word<T: FixedWidthInteger>(_ offset: Int, _: T.Type) -> T {
-                var value: T = 0
-                let from = start + offset
-                withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: buffer[from..<(from + T.bitWidth / 8)]) }
-                return T(littleEndian: value)
-            }
-            edges.append(RawEdge(line: Int(word(0, UInt32.self)), level: word(4, UInt32.self) != 0,
-                                 time: word(8, UInt64.self)))
+        for (line, level, time) in records[..<(count / 16)] {
+            edges.append(RawEdge(line: Int(UInt32(littleEndian: line)), level: UInt32(littleEndian: level) != 0,
+                                 time: UInt64(littleEndian: time)))
         }
     }
 

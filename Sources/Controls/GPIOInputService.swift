@@ -56,15 +56,18 @@ public struct GPIOInputService: Service {
                                    realtimePriority: config.realtimePriority, logger: logger,
                                    reportEdges: reportEdges, continuation: continuation)
         reactor.start()
+        // Consume on the GPIO thread itself (see InputReactor): no other thread has to wake for an action.
         await withTaskCancellationOrGracefulShutdownHandler {
-            for await event in events {
-                if case let .action(action, source, _) = event { await deliver(action, from: source) }
-                await observer?(event)
+            await withTaskExecutorPreference(reactor) {
+                for await event in events {
+                    if case let .action(action, source, _) = event { await deliver(action, from: source) }
+                    await observer?(event)
+                }
             }
         } onCancelOrGracefulShutdown: {
             reactor.stop()
         }
-        reactor.stop()
+        reactor.release()
     }
 
     private func deliver(_ action: KeyAction, from source: String) async {

@@ -21,18 +21,31 @@ public enum ControlsInput: Sendable {
 /// repeat, double-press window), so with nobody touching the controls the thread never wakes. Events go out through
 /// an `AsyncStream` continuation.
 ///
-/// `start` is called once; `stop` may be called from any thread, any number of times. Everything else (sources,
+/// It is also a `TaskExecutor`: the service consumes the events and calls the player on this thread
+/// (`withTaskExecutorPreference`), so an edge reaches the player without waking another thread — at the GPIO
+/// thread's SCHED_FIFO priority when granted, not behind whatever else keeps the shared thread pool busy.
+///
+/// `start` is called once; `stop`, `release` and `enqueue` may be called from any thread. Everything else (sources,
 /// engine, timer) lives on the GPIO thread.
-final class InputReactor: Sendable {
-    private let keymap: Keymap
-    private let input: ControlsInput
-    private let consumer: String
-    private let realtimePriority: Int
-    private let logger: Logger
-    private let reportEdges: Bool
-    private let continuation: AsyncStream<ControlEvent>.Continuation
-    /// The wake eventfd; nil once the thread has closed it.
-    private let wake: Mutex<Int32?>
+final class InputReactor: TaskExecutor, Sendable {
+    let keymap: Keymap
+    let input: ControlsInput
+    let consumer: String
+    let realtimePriority: Int
+    let logger: Logger
+    let reportEdges: Bool
+    let continuation: AsyncStream<ControlEvent>.Continuation
+    /// What other threads tell the GPIO thread, and the wake eventfd (nil once the thread has closed it).
+    private let control: Mutex<Control>
+
+    struct Control {
+        var wake: Int32?
+        var jobs: [UnownedJob] = []
+        /// Release the lines and finish the event stream.
+        var stopRequested = false
+        /// No task uses the thread as its executor any more: run what is queued and exit.
+        var released = false
+    }
 
     init(keymap: Keymap, input: ControlsInput, consumer: String, realtimePriority: Int, logger: Logger,
          reportEdges: Bool, continuation: AsyncStream<ControlEvent>.Continuation) {
@@ -44,22 +57,67 @@ final class InputReactor: Sendable {
         self.reportEdges = reportEdges
         self.continuation = continuation
         let fd = fgpio_wake_create()
-        wake = Mutex(fd >= 0 ? fd : nil)
+        control = Mutex(Control(wake: fd >= 0 ? fd : nil))
     }
 
     func start() {
         let thread = Thread { [self] in main() }
         thread.name = "fermata-gpio"
-        thread.stackSize = 256 * 1024
+        thread.stackSize = 512 * 1024
         thread.start()
     }
 
-    /// Asks the thread to release the lines and finish the stream.
+    /// Asks the thread to release the lines and finish the stream (it keeps running queued jobs).
     func stop() {
-        wake.withLock { fd in
-            if let fd { fgpio_wake_signal(fd) }
+        control.withLock { state in
+            state.stopRequested = true
+            if let fd = state.wake { fgpio_wake_signal(fd) }
         }
     }
+
+    /// Lets the thread end once its queued jobs have run: call after the last task preferring it has left.
+    func release() {
+        control.withLock { state in
+            state.stopRequested = true
+            state.released = true
+            if let fd = state.wake { fgpio_wake_signal(fd) }
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let queued = control.withLock { state in
+            guard let fd = state.wake else { return false }
+            state.jobs.append(job)
+            fgpio_wake_signal(fd)
+            return true
+        }
+        // The thread has already ended (nothing should still prefer it): run the job on the global executor.
+        if !queued { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
+    }
+
+    /// Runs the queued jobs (and those they queue). On the GPIO thread.
+    func runJobs() {
+        while true {
+            let batch = control.withLock { state in
+                defer { state.jobs.removeAll(keepingCapacity: true) }
+                return state.jobs
+            }
+            if batch.isEmpty { return }
+            for job in batch { job.runSynchronously(on: asUnownedTaskExecutor()) }
+        }
+    }
+
+    /// What the loop must do after a wake-up: (stop reading, exit). On the GPIO thread.
+    func requests() -> (stop: Bool, exit: Bool) {
+        control.withLock { ($0.stopRequested, $0.released) }
+    }
+
+    var wakeDescriptor: Int32 { control.withLock { $0.wake } ?? -1 }
 
     private func main() {
         fgpio_name_thread("fermata-gpio")
@@ -88,74 +146,10 @@ final class InputReactor: Sendable {
         if case .records = input { opened = keymap.lines.count }
         continuation.yield(.ready(opened: opened, of: keymap.lines.count, at: monotonicNanoseconds()))
         loop(sources: sources, engine: &engine)
-        for source in sources { source.close() }
-        wake.withLock { fd in
-            if let open = fd { _ = Glibc.close(open) }
-            fd = nil
+        control.withLock { state in
+            if let fd = state.wake { _ = Glibc.close(fd) }
+            state.wake = nil
         }
-        continuation.finish()
-    }
-
-    private func loop(sources: [any EdgeSource], engine: inout ControlEngine) {
-        let timer = fgpio_timer_create()
-        defer { _ = Glibc.close(timer) }
-        // Poll slots: each source descriptor, then the timer, then the wake eventfd.
-        let slots = sources.indices.flatMap { s in sources[s].descriptors.indices.map { (source: s, index: $0) } }
-        var fds = sources.flatMap(\.descriptors).map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-        fds.append(pollfd(fd: timer, events: Int16(POLLIN), revents: 0))
-        fds.append(pollfd(fd: wake.withLock { $0 } ?? -1, events: Int16(POLLIN), revents: 0))
-        let timerSlot = fds.count - 2
-        var armed: UInt64 = 0
-        var edges: [RawEdge] = []
-        var events: [ControlEvent] = []
-        while true {
-            let due = engine.deadline ?? 0
-            if due != armed {
-                Self.arm(timer, at: due)
-                armed = due
-            }
-            if poll(&fds, nfds_t(fds.count), -1) < 0 {
-                if errno == EINTR { continue }
-                logger.error("controls: poll failed: \(String(cString: strerror(errno))); physical controls stop")
-                return
-            }
-            if fds[fds.count - 1].revents != 0 { return }
-            edges.removeAll(keepingCapacity: true)
-            for (i, slot) in slots.enumerated() where fds[i].revents != 0 {
-                do throws(EdgeSourceError) {
-                    guard fds[i].revents & Int16(POLLIN) != 0 else { throw EdgeSourceError(errno: EIO) }
-                    try sources[slot.source].read(slot.index, into: &edges)
-                } catch {
-                    lost(sources[slot.source], errno: error.errno)
-                    fds[i].fd = -1
-                }
-            }
-            // Lines on different descriptors: merge by kernel timestamp (stable for equal times).
-            for edge in edges.enumerated().sorted(by: { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }) {
-                if reportEdges {
-                    events.append(.edge(line: keymap.lines[edge.element.line].ref.description,
-                                        level: edge.element.level, at: edge.element.time))
-                }
-                events += engine.edge(line: edge.element.line, level: edge.element.level, at: edge.element.time)
-            }
-            if fds[timerSlot].revents & Int16(POLLIN) != 0 {
-                fgpio_timer_clear(timer)
-                armed = 0
-                events += engine.advance(to: monotonicNanoseconds())
-            }
-            for event in events { continuation.yield(event) }
-            events.removeAll(keepingCapacity: true)
-        }
-    }
-
-    /// Arms the one-shot timer at an absolute CLOCK_MONOTONIC time, or disarms it for 0.
-    private static func arm(_ timer: Int32, at time: UInt64) {
-        _ = fgpio_timer_arm(timer, time)
-    }
-
-    private func lost(_ source: any EdgeSource, errno code: Int32) {
-        let owners = ((source as? GPIORequestSource)?.lines ?? []).map { keymap.lines[$0].owner }
-        let what = owners.isEmpty ? "an edge source" : owners.joined(separator: ", ")
-        logger.warning("controls: lost \(what): \(String(cString: strerror(code))); those controls are off")
+        runJobs()
     }
 }

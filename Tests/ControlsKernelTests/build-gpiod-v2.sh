@@ -3,8 +3,9 @@
 # (it vendors include/gpiod.h and lib/*.c) into a static library, then `fermata-controls-bench` against it in its own
 # scratch path. Debian 12 ships only libgpiod 1.6 (v1 API); this lets CI build and run the v2 path of the C shim too.
 #
-#   Tests/ControlsKernelTests/build-gpiod-v2.sh            # prints the built binary's path on its last line
+#   Tests/ControlsKernelTests/build-gpiod-v2.sh [SWIFT-BUILD-FLAGS...]   # e.g. -c release
 #
+# It prints the built binary's path on its last line.
 # Re-runs reuse the download, the library and the build. Environment: FERMATA_GPIOD_V2_DIR (default
 # <repo>/.build-gpiod-v2, git-ignored), GPIOD_PY_VERSION (default 2.4.0, which vendors libgpiod 2.2.2).
 # It takes no build lock itself: run it the way you run `swift build` (under the shared flock on the dev machine).
@@ -50,8 +51,8 @@ fi
 echo "build-gpiod-v2: building fermata-controls-bench against $prefix" >&2
 cd "$root"
 PKG_CONFIG_PATH=$prefix/lib/pkgconfig swift build --scratch-path "$dir/swiftpm" --product fermata-controls-bench \
-    -Xcc "-I$prefix/include" -Xlinker "-L$prefix/lib" >&2
-binary=$(swift build --scratch-path "$dir/swiftpm" --show-bin-path)/fermata-controls-bench
+    -Xcc "-I$prefix/include" -Xlinker "-L$prefix/lib" "$@" >&2
+binary=$(swift build --scratch-path "$dir/swiftpm" --show-bin-path "$@")/fermata-controls-bench
 if ldd "$binary" | grep -q 'libgpiod\.so'; then
     echo "build-gpiod-v2: ERROR: $binary links the system libgpiod (v1), not the static v2 library" >&2
     exit 1
