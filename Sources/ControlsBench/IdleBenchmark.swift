@@ -32,9 +32,19 @@ struct IdleBenchmark {
         })
         let task = Task { try await service.run() }
         defer { task.cancel() }
-        guard let (_, opened) = probe.wait(seconds: 30) else { throw BenchError(description: "no start") }
-        // Touch every control once so any lazily armed timer would show, then let it settle.
-        for line in 0..<4 { rig.set(line, pressed: true); usleep(20_000); rig.set(line, pressed: false) }
+        // Wait for the service and touch every control once (so a lazily armed timer would show) off the pool.
+        let opened: UInt64? = await withCheckedContinuation { continuation in
+            Thread {
+                guard let (_, opened) = probe.wait(seconds: 60) else { return continuation.resume(returning: nil) }
+                for line in 0..<4 {
+                    rig.set(line, pressed: true)
+                    usleep(20_000)
+                    rig.set(line, pressed: false)
+                }
+                continuation.resume(returning: opened)
+            }.start()
+        }
+        guard let opened else { throw BenchError(description: "the service did not start") }
         try await Task.sleep(for: .seconds(1))
         let counts = await Self.measure(seconds: seconds)
         let kind = arguments.sim ? "gpio-sim, \(opened) of 4 lines requested" : "pipe records"

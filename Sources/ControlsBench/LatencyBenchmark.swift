@@ -33,7 +33,6 @@ struct LatencyBenchmark {
         })
         let task = Task { try await service.run() }
         defer { task.cancel() }
-        guard probe.wait(seconds: 30) != nil else { throw BenchError(description: "the service did not start") }
         let samples = try await Self.drive(rig, presses: presses, probe: probe, debounceMs: config.debounceMs)
         let where_ = arguments.sim ? "gpio-sim, " + GPIOInputService.libraryDescription(debounceMs: config.debounceMs)
             : "pipe records, debounce \(config.debounceMs) ms in user space"
@@ -46,7 +45,8 @@ struct LatencyBenchmark {
             + Self.summary(floor))
     }
 
-    /// Presses and releases, waiting for each press's action; on a thread of its own so the waits block nothing.
+    /// Waits for the service, then presses and releases, waiting for each press's action — on a thread of its own:
+    /// a blocking wait on the concurrency pool could starve the service (one pool thread on a one-CPU machine).
     static func drive(_ rig: BenchRig, presses: Int, probe: DeliveryProbe, debounceMs: Int) async throws
         -> [(fromEdge: UInt64, fromWrite: UInt64)] {
         try await withCheckedThrowingContinuation { continuation in
@@ -54,6 +54,10 @@ struct LatencyBenchmark {
                 // In pipe mode this thread takes the edge timestamps: at a real-time priority above the GPIO
                 // thread's, its own preemption between stamping and writing does not count as latency.
                 if !rig.sim { WakeFloor.setFIFO(20) }
+                guard probe.wait(seconds: 60) != nil else {
+                    continuation.resume(throwing: BenchError(description: "the service did not start"))
+                    return
+                }
                 var samples: [(UInt64, UInt64)] = []
                 var random = SystemRandomNumberGenerator()
                 for _ in 0..<presses {

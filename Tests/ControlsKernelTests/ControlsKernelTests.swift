@@ -9,9 +9,12 @@ import Testing
 /// only where `run-in-kernel.sh --check` says the lab cannot run.
 @Suite(.serialized, .enabled(if: KernelLab.available, "needs ../shared/kernel-lab (run-in-kernel.sh --check)"))
 struct ControlsKernelTests {
-    static let expectedActions = ["play-pause", "play-pause", "repeat-cycle", "announce"]
-        + Array(repeating: "volume-", count: 5) + Array(repeating: "volume+", count: 5)
-        + Array(repeating: "seek+10", count: 4) + ["next", "loop", "loop", "loop-clear", "stop"]
+    /// The driver's actions; `repeats` seek steps while next is held (4 for the intended 1.1 s hold).
+    static func expectedActions(repeats: Int = 4) -> [String] {
+        ["play-pause", "play-pause", "repeat-cycle", "announce"]
+            + Array(repeating: "volume-", count: 5) + Array(repeating: "volume+", count: 5)
+            + Array(repeating: "seek+10", count: repeats) + ["next", "loop", "loop", "loop-clear", "stop"]
+    }
 
     @Test func libgpiodV1MonitorDrivesARealPlayer() throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
@@ -32,7 +35,7 @@ struct ControlsKernelTests {
 
         // The player's state after each action (v1 build: `fermata gpio monitor FILES` plays them).
         let states = transcript.pi.states
-        try #require(states.count == Self.expectedActions.count, "\(transcript.pi.text)")
+        try #require(states.count == Self.expectedActions().count, "\(transcript.pi.text)")
         #expect(states[0]["state"] == "paused" && states[1]["state"] == "playing")
         #expect(states[2]["repeat"] == "queue")
         let ccw = transcript.pi.amounts(prefix: "volume-"), cw = transcript.pi.amounts(prefix: "volume+")
@@ -63,7 +66,12 @@ struct ControlsKernelTests {
 
     /// What both builds must show: the exact actions, and one clear log line per unavailable control.
     func checkScenario(_ t: Transcript) {
-        #expect(t.pi.actions == Self.expectedActions, "\(t.pi.text)\n\(t.driveLog)")
+        // The hold is timed by a Python sleep in an emulated machine: count the repeats the kernel's timestamps
+        // call for (400 ms, then every 200 ms) rather than trusting the sleep; the driver aims at exactly 4.
+        let held = t.pi.heldMilliseconds(button: "next")
+        let repeats = held.map { ms in (0...20).filter { 400 + 200 * $0 < ms }.count } ?? 4
+        #expect(repeats == 4, "next was held \(held ?? -1) ms (the driver aims at 1100)")
+        #expect(t.pi.actions == Self.expectedActions(repeats: repeats), "\(t.pi.text)\n\(t.driveLog)")
         #expect(t.pi.amounts(prefix: "volume-").count == 5 && t.pi.amounts(prefix: "volume+").count == 5)
         let piLog = t.pi.errors
         #expect(piLog.contains("controls: no line named GPIO99 on any GPIO chip"), "\(piLog)")
@@ -124,6 +132,14 @@ struct MonitorRun {
     func amounts(prefix: String) -> [Int] {
         lines.filter { $0.count > 2 && $0[1] == "action" && $0[2].hasPrefix(prefix) }
             .compactMap { Int($0[2].dropFirst(prefix.count)) }
+    }
+
+    /// How long `button` was down the first time (from the monitor's debounced "button NAME down/up" lines).
+    func heldMilliseconds(button: String) -> Int? {
+        let rows = lines.filter { $0.count > 3 && $0[1] == "button" && $0[2] == button }
+        guard let down = rows.first(where: { $0[3] == "down" }).flatMap({ Double($0[0]) }),
+              let up = rows.first(where: { $0[3] == "up" }).flatMap({ Double($0[0]) }) else { return nil }
+        return Int(((up - down) * 1000).rounded())
     }
 
     /// "player STATE entry E volume V repeat R loop L elapsed S" lines as dictionaries.
