@@ -58,7 +58,10 @@ final class LogCollector: LogHandler, Sendable {
         }
     }
 
-    @Test func actionsReachThePlayerInOrderAndShutdownStopsTheThread() async throws {
+    // Opt-in until issue 6 closes: its GPIO thread runs at SCHED_FIFO and replays gestures on the wall clock, so on a
+    // loaded 2-core CI machine presses turn into holds (hundreds of repeats) and starve the other suites.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["FERMATA_TIMING_TESTS"] == "1"))
+    func actionsReachThePlayerInOrderAndShutdownStopsTheThread() async throws {
         let config = try Replay.profile("generic-40pin").controls
         let keymap = Keymap(config)
         let line = { (name: String) in keymap.lines.firstIndex { $0.ref == .name(name) }! }

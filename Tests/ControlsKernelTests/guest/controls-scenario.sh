@@ -10,6 +10,9 @@
 #   2. orangepi-pc.toml before its chip exists (one clear log line), then
 #   3. after creating a second gpio-sim chip labelled 1c20800.pinctrl: lines by chip label and offset.
 # Everything lands in OUT (monitor output and logs, the driver's log); the host-side test checks it.
+#
+# With CMD = `daemon FERMATAD` it runs the daemon instead: OUT/music holds the test's WAVs, fermatad loads
+# rpi-4.toml through its configuration, and the driver records `mpc status` after each step (MPD on OUT/mpd.sock).
 set -eu
 out=$1 boards=$2
 shift 2
@@ -46,6 +49,31 @@ stop() {
 	fi
 	wait "$pid" 2>/dev/null || true
 }
+
+if [ "$1" = daemon ]; then
+	fermatad=$2
+	mkdir -p "$out/state"
+	printf '[controls]\nboard = "%s"\n\n[button-ghost]\nline = "GPIO99"\npress = "announce"\n' \
+		"$boards/rpi-4.toml" > "$out/fermata.toml"
+	"$fermatad" --config "$out/fermata.toml" --music "$out/music" --state "$out/state" --output null \
+		--listen "" --socket "$out/mpd.sock" > "$out/daemon.log" 2>&1 &
+	pid=$!
+	name=daemon
+	n=0
+	until grep -q 'lines ready' "$out/daemon.log" 2>/dev/null; do
+		n=$((n + 1))
+		[ "$n" -lt 900 ] || { kill "$pid"; fail "fermatad never reported its controls ready"; }
+		kill -0 "$pid" 2>/dev/null || fail "fermatad exited: $(cat "$out/daemon.log")"
+		sleep 0.1
+	done
+	mpc -h "$out/mpd.sock" update --wait > /dev/null
+	mpc -h "$out/mpd.sock" add a.wav b.wav
+	mpc -h "$out/mpd.sock" play > /dev/null
+	python3 "$here/drive.py" full "$out/drive.log" "mpc -h $out/mpd.sock status"
+	stop
+	echo "scenario done"
+	exit 0
+fi
 
 # 1. The Raspberry Pi profile on the named lines.
 offset27=$(gpiofind GPIO27 | cut -d' ' -f2)

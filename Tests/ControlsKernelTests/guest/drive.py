@@ -3,9 +3,11 @@
 holds them, spins the encoder both ways at speed, by writing gpio-sim `pull` attributes at timed moments.
 
 Lines are active-low with pull-ups (what Fermata requests): `pull-down` is a press or a closed encoder contact.
-Usage: drive.py full LOG   (LOG gets one line per step, with CLOCK_MONOTONIC ns)
+Usage: drive.py full LOG [STATUS-COMMAND]   (LOG gets one line per step, with CLOCK_MONOTONIC ns; with a status
+command, e.g. `mpc -h SOCKET status`, its output follows each step's line once the step has settled)
 """
 import os
+import subprocess
 import sys
 import time
 
@@ -24,7 +26,17 @@ def sleep_ms(ms):
     time.sleep(ms / 1000)
 
 
+STATUS = sys.argv[3] if len(sys.argv) > 3 else None
+pending = None
+
+
 def note(text):
+    """Starts a step; first records the state the previous step left (when there is a status command)."""
+    global pending
+    if STATUS and pending:
+        out = subprocess.run(STATUS, shell=True, capture_output=True, text=True).stdout
+        log.write(f"status after {pending}:\n{out}")
+    pending = text
     log.write(f"{time.monotonic_ns()} {text}\n")
 
 
