@@ -50,7 +50,7 @@ import TestSupport
     }
 
     @Test func pauseFreezesThePositionAndResumeContinues() async throws {
-        let rig = try await Rig(seconds: [4])
+        let rig = try await Rig(seconds: [20])  // long enough that a starved test task never sees it end
         try await rig.player.perform(.playEntry(rig.ids[0]))
         _ = try await rig.until { $0.sourceFrame > 8_000 }
         try await rig.player.perform(.pause)
