@@ -123,12 +123,12 @@ let package = Package(
         ),
 
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore"]),
+        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
         .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
-        .testTarget(name: "ControlsKernelTests", exclude: ["guest", "build-gpiod-v2.sh"]),
+        .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
         .testTarget(
             name: "DaemonTests",
             dependencies: [
@@ -147,7 +147,7 @@ let package = Package(
         .testTarget(
             name: "MPDServerTests",
             dependencies: [
-                "MPDServer", "MPDProtocol", "MPDTestSupport",
+                "MPDServer", "MPDProtocol", "MPDTestSupport", "TestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

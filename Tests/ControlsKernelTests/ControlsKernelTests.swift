@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The controls on a real kernel: ../shared/kernel-lab boots Linux with gpio-sim lines named like the Raspberry Pi
@@ -7,7 +8,9 @@ import Testing
 /// `fermata gpio monitor` (libgpiod 1.6, v1 API) driving a real player on the paced null output, and
 /// `fermata-controls-bench monitor` built against libgpiod 2 (build-gpiod-v2.sh). Skipped, with the reason printed,
 /// only where `run-in-kernel.sh --check` says the lab cannot run.
-@Suite(.serialized, .enabled(if: KernelLab.available, "needs ../shared/kernel-lab (run-in-kernel.sh --check)"))
+@Suite(.serialized, .enabled("needs ../shared/kernel-lab (run-in-kernel.sh --check)") {
+    try await onThread { KernelLab.available }
+})
 struct ControlsKernelTests {
     /// The driver's actions; `repeats` seek steps while next is held (4 for the intended 1.1 s hold).
     static func expectedActions(repeats: Int = 4) -> [String] {
@@ -16,7 +19,7 @@ struct ControlsKernelTests {
             + Array(repeating: "seek+10", count: repeats) + ["next", "loop", "loop", "loop-clear", "stop"]
     }
 
-    @Test func libgpiodV1MonitorDrivesARealPlayer() throws {
+    @Test func libgpiodV1MonitorDrivesARealPlayer() async throws {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("fermata").path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "`swift test` builds \(binary)")
@@ -24,7 +27,7 @@ struct ControlsKernelTests {
         defer { try? FileManager.default.removeItem(atPath: out) }
         try KernelLab.writeSilence(out + "/a.wav", seconds: 90)
         try KernelLab.writeSilence(out + "/b.wav", seconds: 90)
-        let run = KernelLab.runScenario(share: out, command: [
+        let run = await KernelLab.runScenario(share: out, command: [
             KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, binary, "gpio", "monitor",
             out + "/a.wav", out + "/b.wav",
         ])
@@ -51,13 +54,13 @@ struct ControlsKernelTests {
         #expect(states[next + 4]["state"] == "stopped")
     }
 
-    @Test func libgpiodV2BuildOnTheSameScenario() throws {
-        let build = KernelLab.run([KernelLab.repository.path + "/Tests/ControlsKernelTests/build-gpiod-v2.sh"])
+    @Test func libgpiodV2BuildOnTheSameScenario() async throws {
+        let build = await KernelLab.run([KernelLab.repository.path + "/Tests/ControlsKernelTests/build-gpiod-v2.sh"])
         try #require(build.status == 0, "build-gpiod-v2.sh failed:\n\(build.errors.suffix(3000))")
         let binary = build.output.split(separator: "\n").last.map(String.init) ?? ""
         let out = try KernelLab.scratchFolder()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let run = KernelLab.runScenario(share: out, command: [
+        let run = await KernelLab.runScenario(share: out, command: [
             KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, binary, "monitor", "--duration", "120",
         ])
         let transcript = Transcript(folder: out)
@@ -71,7 +74,7 @@ struct ControlsKernelTests {
     /// "…/rpi-4.toml"`), the same driver, and the player's state read through MPD (`mpc status`) after each step.
     /// Opt-in with FERMATA_KL_DAEMON=1 until fermatad runs `GPIOInputService`.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["FERMATA_KL_DAEMON"] == "1", "fermatad wiring pending"))
-    func realDaemonThroughMPD() throws {
+    func realDaemonThroughMPD() async throws {
         let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("fermatad").path
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
@@ -80,7 +83,7 @@ struct ControlsKernelTests {
         try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
         try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
         try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
-        let run = KernelLab.runScenario(share: out, command: [
+        let run = await KernelLab.runScenario(share: out, command: [
             KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, "daemon", fermatad,
         ])
         let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// ../shared/kernel-lab: boots a real Linux kernel with a simulated GPIO chip (gpio-sim) and runs a command in it.
 /// Used by the tests on their own task; the `--check` answer is computed once per process.
@@ -24,7 +25,7 @@ enum KernelLab {
             print("SKIP ControlsKernelTests: no kernel lab at \(script)")
             return false
         }
-        let result = run([script, "--check"])
+        let result = runBlocking([script, "--check"])
         if result.status != 0 {
             let reason = (result.output + result.errors).trimmingCharacters(in: .whitespacesAndNewlines)
             print("SKIP ControlsKernelTests: \(reason)")
@@ -33,12 +34,18 @@ enum KernelLab {
     }()
 
     /// Runs `command ARGS...` in the VM with the Raspberry Pi line names, `share` shared read-write.
-    static func runScenario(share: String, command: [String]) -> (status: Int32, output: String, errors: String) {
-        run([script, "-s", share, "-t", "300", "--label", "pinctrl-bcm2711", "--lines", "\(piLines.count)",
+    static func runScenario(share: String, command: [String]) async -> (status: Int32, output: String, errors: String) {
+        await run([script, "-s", share, "-t", "300", "--label", "pinctrl-bcm2711", "--lines", "\(piLines.count)",
              "--names", piLines.joined(separator: ",")] + command)
     }
 
-    static func run(_ arguments: [String], environment: [String: String]? = nil)
+    /// Runs `arguments` to completion on a thread of its own (the lab takes minutes; the test pool must stay free).
+    static func run(_ arguments: [String], environment: [String: String]? = nil) async
+        -> (status: Int32, output: String, errors: String) {
+        (try? await onThread { runBlocking(arguments, environment: environment) }) ?? (127, "", "no thread")
+    }
+
+    private static func runBlocking(_ arguments: [String], environment: [String: String]? = nil)
         -> (status: Int32, output: String, errors: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])

@@ -18,7 +18,7 @@ import TestSupport
         var alternative: [Int]?
     }
 
-    @Test func fiftyKillsLoseNothingAcknowledged() throws {
+    @Test func fiftyKillsLoseNothingAcknowledged() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-crash")
         let music = dir.file("music")
         var uris: [String] = []
@@ -41,9 +41,9 @@ import TestSupport
 
         // Build the 1,000-entry shuffled queue and start playing.
         var daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
-        var client = try daemon.connect()
+        var client = try await daemon.connect()
         try client.command("update")
-        try waitForScan(client)
+        try await waitForScan(client)
         client.send("command_list_begin")
         for index in 0..<1000 { client.send("add \"\(uris[index % uris.count])\"") }
         try client.command("command_list_end")
@@ -64,9 +64,9 @@ import TestSupport
                 pending = try edit(client, expected.ids, uris: uris, random: &random, acknowledged: false)
             } else if scenario == 2 {
                 try client.command("update")
-                usleep(UInt32.random(in: 0...30_000, using: &random))
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...30_000, using: &random)))
             } else {
-                usleep(UInt32.random(in: 200_000...1_500_000, using: &random))
+                try await Task.sleep(for: .microseconds(Int.random(in: 200_000...1_500_000, using: &random)))
             }
             let status = pending == nil ? try client.command("status") : []
             let statusTime = ContinuousClock.now
@@ -79,7 +79,7 @@ import TestSupport
                 .compactMap { Int($0) }
 
             daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
-            client = try daemon.connect()
+            client = try await daemon.connect()
             let ids = try queueIDs(client)
             #expect(ids == expected.ids || ids == expected.alternative, "cycle \(cycle): queue after the last acknowledged edit")
             expected = Expected(ids: ids)
@@ -147,10 +147,10 @@ import TestSupport
         try client.command("playlistid").values("Id").compactMap { Int($0) }
     }
 
-    func waitForScan(_ client: MPDLineClient) throws {
+    func waitForScan(_ client: MPDLineClient) async throws {
         for _ in 0..<2000 {
             if try client.command("status").value("updating_db") == nil { return }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
     }
 }

@@ -25,11 +25,11 @@ final class DaemonProcess {
     }
 
     /// A connected client, retrying while the daemon starts (at most 20 s).
-    func connect() throws -> MPDLineClient {
+    func connect() async throws -> MPDLineClient {
         for _ in 0..<2000 {
             if let client = MPDLineClient(port: port) { return client }
             guard process.isRunning else { break }
-            usleep(10_000)
+            try await Task.sleep(for: .milliseconds(10))
         }
         throw MPDLineClient.Ack(line: "fermatad did not accept connections (exit \(process.isRunning ? -1 : process.terminationStatus))")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The real `fermata` CLI against the real `fermatad` over its Unix socket (`--socket`): exact output of `status`

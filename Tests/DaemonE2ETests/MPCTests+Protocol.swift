@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The commands `mpc` 0.34 has no verb for (addid, deleteid, moveid, playid, seekid, getvol, playlistid, plchanges,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A blocking MPD-protocol client over TCP, used to read the daemon's state back after a client program changed it
 /// (and to send the commands `mpc` 0.34 has no verb for).
@@ -144,13 +145,3 @@ final class MPDLink: @unchecked Sendable {
     }
 }
 
-/// Runs blocking work on a fresh thread, so the test's task (and Swift's small cooperative pool) is not blocked.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-}

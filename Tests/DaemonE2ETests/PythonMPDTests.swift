@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// python-mpd2 (Debian `python3-mpd`, run by /usr/bin/python3) against the real `fermatad`: `idle` woken by another

@@ -8,23 +8,26 @@ import TestSupport
         .deletingLastPathComponent().path
     static var binaries: String { URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path }
 
-    func run(_ tool: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output)
+    /// Runs `tool` to completion on a thread of its own (see `onThread`).
+    func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await onThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, output)
+        }
     }
 
-    @Test func installIntoARootPutsEveryFileInPlace() throws {
+    @Test func installIntoARootPutsEveryFileInPlace() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binaries + "/fermatad"))
         let root = try TemporaryDirectory(prefix: "fermata-root")
-        let (status, output) = try run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
+        let (status, output) = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
                                                      "--binaries", Self.binaries, "--board", "rpi-4"])
         #expect(status == 0, "\(output)")
         for file in ["usr/local/bin/fermatad", "usr/local/bin/fermata", "etc/systemd/system/fermata.service",
@@ -38,39 +41,39 @@ import TestSupport
         #expect(output.contains("skip (--root): systemctl enable --now fermata.service"))
         // Idempotent: a second run keeps the edited configuration.
         try (config + "\n# edited\n").write(toFile: root.file("etc/fermata/fermata.toml"), atomically: true, encoding: .utf8)
-        let again = try run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
+        let again = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
                                           "--binaries", Self.binaries, "--board", "rpi-4"])
         #expect(again.status == 0)
         #expect(try String(contentsOfFile: root.file("etc/fermata/fermata.toml"), encoding: .utf8).hasSuffix("# edited\n"))
-        let removed = try run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path, "--uninstall"])
+        let removed = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path, "--uninstall"])
         #expect(removed.status == 0)
         #expect(!FileManager.default.fileExists(atPath: root.file("usr/local/bin/fermatad")))
         #expect(FileManager.default.fileExists(atPath: root.file("var/lib/fermata")), "the state is kept")
     }
 
-    @Test func dryRunChangesNothingAndPrintsEveryAction() throws {
+    @Test func dryRunChangesNothingAndPrintsEveryAction() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binaries + "/fermatad"))
         let root = try TemporaryDirectory(prefix: "fermata-dry")
-        let (status, output) = try run("/bin/bash", [Self.project + "/deploy/install.sh", "--dry-run", "--root", root.path,
+        let (status, output) = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--dry-run", "--root", root.path,
                                                      "--binaries", Self.binaries, "--board", "pirate-audio"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("+ install -m 0755 -D \(Self.binaries)/fermatad \(root.path)/usr/local/bin/fermatad"))
         #expect(output.contains("boards/pirate-audio.toml"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: root.path).isEmpty)
-        let unknown = try run("/bin/bash", [Self.project + "/deploy/install.sh", "--dry-run", "--board", "toaster"])
+        let unknown = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--dry-run", "--board", "toaster"])
         #expect(unknown.status == 2)
         #expect(unknown.output.contains("no board profile boards/toaster.toml"))
     }
 
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
-    func unitVerifiesAndItsExposureIsAtMostTwoAndAHalf() throws {
+    func unitVerifiesAndItsExposureIsAtMostTwoAndAHalf() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-unit")
         var unit = try String(contentsOfFile: Self.project + "/deploy/fermata.service", encoding: .utf8)
         unit = unit.replacingOccurrences(of: "/usr/local/bin/fermatad", with: Self.binaries + "/fermatad")
         try unit.write(toFile: dir.file("fermata.service"), atomically: true, encoding: .utf8)
-        let verify = try run("/usr/bin/systemd-analyze", ["verify", dir.file("fermata.service")])
+        let verify = try await run("/usr/bin/systemd-analyze", ["verify", dir.file("fermata.service")])
         #expect(!verify.output.contains("fermata.service:"), "systemd-analyze verify: \(verify.output)")
-        let security = try run("/usr/bin/systemd-analyze", ["security", "--offline=true", dir.file("fermata.service")])
+        let security = try await run("/usr/bin/systemd-analyze", ["security", "--offline=true", dir.file("fermata.service")])
         let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
         let exposure = line.split(separator: " ").compactMap { Double($0) }.first
         #expect(exposure != nil && exposure! <= 2.5, "exposure line: \(line)")

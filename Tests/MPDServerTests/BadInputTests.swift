@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import MPDProtocol
 import MPDServer
 import MPDTestSupport

@@ -1,5 +1,6 @@
 import FermataCore
 import Foundation
+import TestSupport
 import MPDProtocol
 import MPDServer
 import MPDTestSupport

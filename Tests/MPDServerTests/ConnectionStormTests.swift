@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import MPDServer
 import MPDTestSupport
 import Synchronization

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A blocking MPD client over a raw TCP or Unix socket, for driving the server byte by byte.
 ///
@@ -121,17 +122,6 @@ final class RawClient: @unchecked Sendable {
         while try fill() {}
         defer { buffer = [] }
         return buffer
-    }
-}
-
-/// Runs blocking work on a fresh thread, keeping the cooperative pool (which the server's tasks need) free.
-func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Logging
 import MPDProtocol
 import MPDServer

@@ -8,21 +8,24 @@ import TestSupport
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermata").path
     }
 
-    func run(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+    /// Runs the binary to completion on a thread of its own (see `onThread`).
+    func run(_ arguments: [String]) async throws -> (status: Int32, stderr: String) {
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "`swift test` builds \(Self.binary)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        return try await onThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = arguments
+            let errors = Pipe()
+            process.standardError = errors
+            try process.run()
+            let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, text)
+        }
     }
 
     @Test
-    func playsFilesGaplesslyAndSkipsABadOne() throws {
+    func playsFilesGaplesslyAndSkipsABadOne() async throws {
         let dir = try TemporaryDirectory()
         let signal = TestSignal.sweep(frames: 30_000, channels: 2, bits: 16, seed: 61)
         try FLACFixture.write(path: dir.file("a.flac"), samples: Array(signal[..<30_002]), channels: 2,
@@ -31,7 +34,7 @@ import TestSupport
                               bitsPerSample: 16, sampleRate: 44_100)
         try Data("not audio".utf8).write(to: dir.url("bad.flac"))
         let capture = dir.file("out.raw")
-        let (status, stderr) = try run(["play", "--output", "file:" + capture, dir.file("a.flac"), dir.file("bad.flac"),
+        let (status, stderr) = try await run(["play", "--output", "file:" + capture, dir.file("a.flac"), dir.file("bad.flac"),
                                         dir.file("b.flac")])
         #expect(status == 0)
         #expect(stderr.contains("audio goes to raw PCM captured to \(capture)"))
@@ -45,8 +48,8 @@ import TestSupport
     }
 
     @Test
-    func rejectsBadOptionsWithAMessage() throws {
-        let (status, stderr) = try run(["play", "--volume", "150", "x.flac"])
+    func rejectsBadOptionsWithAMessage() async throws {
+        let (status, stderr) = try await run(["play", "--volume", "150", "x.flac"])
         #expect(status != 0)
         #expect(stderr.contains("--volume must be 0-100"))
     }
