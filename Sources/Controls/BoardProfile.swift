@@ -51,6 +51,17 @@ public struct BoardProfile: Sendable, Equatable {
             || ["button", "encoder", "chord"].contains { section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".") }
     }
 
+    /// Where profiles are installed, searched in this order by `file(for:)`.
+    public static let directories = ["/etc/fermata/boards", "/usr/share/fermata/boards"]
+
+    /// The profile file for `board` (fermata.toml's `[controls] board`): a path, or a name looked up in
+    /// `directories` ("rpi-4" → rpi-4.toml). Nil when there is no such file.
+    public static func file(for board: String, in directories: [String] = directories) -> String? {
+        if board.contains("/") { return FileManager.default.fileExists(atPath: board) ? board : nil }
+        let name = board.hasSuffix(".toml") ? board : board + ".toml"
+        return directories.map { $0 + "/" + name }.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
     /// The profile in `directory` whose `model` prefixes match this machine's /proc/device-tree/model (or `model`),
     /// or nil. Profiles that fail to parse are skipped.
     public static func detect(in directory: String, model: String? = nil) -> String? {

@@ -47,6 +47,7 @@ public struct GestureTiming: Sendable, Equatable {
 ///
 /// A value type; owned and driven by one thread (the GPIO thread) or a test.
 public struct ButtonGestures: Sendable, Equatable {
+    /// Where the button is in its gesture.
     enum State: Sendable, Equatable {
         case idle
         /// Down since `since`; `fired`: something was emitted for this press; `longReached`: past the long-press

@@ -26,6 +26,7 @@ public enum LineRef: Sendable, Hashable, CustomStringConvertible {
 
 /// Electrical settings of an input line.
 public struct LineSettings: Sendable, Hashable {
+    /// The internal resistor the line gets (always set explicitly: reset pulls differ from pin to pin).
     public enum Bias: String, Sendable, Hashable, CaseIterable {
         case pullUp = "pull-up", pullDown = "pull-down", disabled, asIs = "as-is"
     }

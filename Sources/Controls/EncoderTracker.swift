@@ -7,6 +7,7 @@
 /// difference between that count and what was already reported comes out as a correction (usually the detent that
 /// had been lost). A value type; owned and driven by one thread (the GPIO thread) or a test.
 public struct EncoderTracker: Sendable, Equatable {
+    /// One contact edge as decoded.
     struct Edge: Sendable, Equatable {
         var time: UInt64
         var isA: Bool

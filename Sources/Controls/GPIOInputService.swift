@@ -7,8 +7,16 @@ import ServiceLifecycle
 ///
 /// Lines that cannot be had (no such chip or line, in use, no permission) are logged once each and left out; the
 /// service keeps running with the rest — and with none — until graceful shutdown or cancellation, so it never ends
-/// its `ServiceGroup` early. The GPIO work happens on its own thread (`InputReactor`); `run` consumes its events on
-/// the calling task. `run` is called once; the value itself may be shared.
+/// its `ServiceGroup` early. The GPIO work happens on its own thread (`InputReactor`, SCHED_FIFO when allowed), and
+/// `run` consumes the events and calls the player with that thread as its task executor, so an edge reaches the
+/// player without a hop through the shared pool. `run` is called once; the value itself may be shared.
+///
+/// A daemon builds it from a board profile and the user's overrides:
+///
+///     let profile = try BoardProfile.load(file: "/usr/share/fermata/boards/rpi-4.toml", overrides: userEntries)
+///     let controls = GPIOInputService(config: profile.controls, player: player, logger: logger,
+///                                      extraActions: { action in /* tempo, announce, shutdown */ })
+///     // add `controls` to the ServiceGroup
 public struct GPIOInputService: Service {
     let config: ControlsConfig
     let player: any PlayerControl

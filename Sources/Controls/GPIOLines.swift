@@ -106,6 +106,7 @@ struct GPIOLineOpener {
         return sources
     }
 
+    /// Lines that can share one request: same chip, settings and debounce.
     private struct GroupKey: Hashable {
         var path: String
         var settings: LineSettings

@@ -38,6 +38,7 @@ final class InputReactor: TaskExecutor, Sendable {
     /// What other threads tell the GPIO thread, and the wake eventfd (nil once the thread has closed it).
     private let control: Mutex<Control>
 
+    /// The state behind `control`; only touched under its lock.
     struct Control {
         var wake: Int32?
         var jobs: [UnownedJob] = []
@@ -121,12 +122,6 @@ final class InputReactor: TaskExecutor, Sendable {
 
     private func main() {
         fgpio_name_thread("fermata-gpio")
-        if realtimePriority > 0, !keymap.lines.isEmpty {
-            let refused = fgpio_thread_realtime(Int32(realtimePriority))
-            let note = refused == 0 ? "SCHED_FIFO \(realtimePriority)"
-                : "normal priority (SCHED_FIFO \(realtimePriority) refused: \(String(cString: strerror(refused))))"
-            logger.info("controls: GPIO thread at \(note)")
-        }
         let sources: [any EdgeSource]
         let userDebounce: Bool
         switch input {
@@ -136,6 +131,12 @@ final class InputReactor: TaskExecutor, Sendable {
         case let .records(fd, debounce):
             sources = [PipeEdgeSource(fd: fd)]
             userDebounce = debounce
+        }
+        if realtimePriority > 0, !sources.isEmpty {
+            let refused = fgpio_thread_realtime(Int32(realtimePriority))
+            let note = refused == 0 ? "SCHED_FIFO \(realtimePriority)"
+                : "normal priority (SCHED_FIFO \(realtimePriority) refused: \(String(cString: strerror(refused))))"
+            logger.info("controls: GPIO thread at \(note)")
         }
         var levels = Array(repeating: false, count: keymap.lines.count)
         for source in sources {

@@ -20,12 +20,14 @@ public struct Keymap: Sendable, Equatable {
         public var owner: String
     }
 
+    /// A button's gesture timing and the action of each gesture.
     public struct Button: Sendable, Equatable {
         public var name: String
         public var timing: GestureTiming
         public var actions: [Gesture: KeyAction]
     }
 
+    /// An encoder's decoding settings and actions.
     public struct Encoder: Sendable, Equatable {
         public var name: String
         public var clockwise: KeyAction?
@@ -36,6 +38,7 @@ public struct Keymap: Sendable, Equatable {
         public var maxMultiplier: Int
     }
 
+    /// Two buttons (indexes into `buttons`) and their action.
     public struct Chord: Sendable, Equatable {
         public var name: String
         public var buttons: (Int, Int)

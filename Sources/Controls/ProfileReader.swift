@@ -28,6 +28,7 @@ struct ProfileReader {
                 profile.alsaDevice = try s.string("alsa_device") ?? profile.alsaDevice
                 profile.reservedLines = try s.strings("reserved") ?? profile.reservedLines
             case "controls":
+                _ = try s.string("board")  // which profile to load: the daemon's business (`BoardProfile.file`)
                 controls.enabled = try s.bool("enabled") ?? controls.enabled
                 controls.consumer = try s.string("consumer") ?? controls.consumer
                 controls.realtimePriority = try s.int("realtime_priority", 0...99) ?? controls.realtimePriority

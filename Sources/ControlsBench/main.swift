@@ -55,6 +55,7 @@ struct BenchArguments {
     var sim: Bool { flags.contains("--sim") }
 }
 
+/// A benchmark that could not run, with why.
 struct BenchError: Error, CustomStringConvertible {
     var description: String
 }

@@ -168,6 +168,7 @@ final class LocalPlayer: Sendable {
         logger.info("playing \(files.count) file(s) to \(spec.destination)")
     }
 
+    /// Why the local player could not start.
     enum PlayerError: Error, CustomStringConvertible {
         case nothingToPlay
         var description: String { "none of the files can be played" }

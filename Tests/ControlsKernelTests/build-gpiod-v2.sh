@@ -19,6 +19,10 @@ mkdir -p "$dir"
 if [ ! -f "$prefix/.built-$version" ]; then
     sdist=$dir/gpiod-$version.tar.gz
     if [ ! -f "$sdist" ]; then
+        if ! python3 -m pip --version > /dev/null 2>&1; then
+            echo "build-gpiod-v2: ERROR: pip is missing (apt-get install python3-pip)" >&2
+            exit 1
+        fi
         echo "build-gpiod-v2: downloading gpiod==$version (sdist) from PyPI" >&2
         python3 -m pip download --quiet --no-deps --no-binary :all: --dest "$dir" "gpiod==$version" >&2
     fi

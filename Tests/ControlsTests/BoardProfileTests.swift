@@ -52,6 +52,15 @@ import Testing
         #expect(BoardProfile.detect(in: Replay.boards, model: "QEMU Virtual Machine") == nil)
     }
 
+    @Test func boardKeyNamesTheProfileFile() throws {
+        #expect(BoardProfile.file(for: "rpi-5", in: ["/nonexistent", Replay.boards]) == Replay.boards + "/rpi-5.toml")
+        #expect(BoardProfile.file(for: Replay.boards + "/rpi-4.toml") == Replay.boards + "/rpi-4.toml")
+        #expect(BoardProfile.file(for: "no-such-board", in: [Replay.boards]) == nil)
+        // The daemon's `[controls] board` may come along with the user's overrides.
+        let profile = try Replay.profile("rpi-4", overrides: "[controls]\nboard = \"rpi-4\"")
+        #expect(profile.controls.buttons.count == 6)
+    }
+
     @Test func userOverridesWinKeyByKey() throws {
         let profile = try Replay.profile("rpi-4", overrides: """
             [controls]
