@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        // SoundTouch's tempo change behind a C interface (SoundTouch has only a C++ API).
+        .target(name: "CTimeStretch", linkerSettings: [.linkedLibrary("SoundTouch"), .linkedLibrary("stdc++")]),
 
         // Formats, the lock-free PCM ring, track marks, gain and crossfade maths. No Foundation.
         .target(name: "CThreadShim"),
@@ -40,7 +42,7 @@ let package = Package(
         .target(
             name: "Player",
             dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr",
+                "AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -51,7 +53,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "AudioCore", "FermataCore", "FermataConfig", "Player", "AudioOutput", "Decoders", "Library",
-                "MPDProtocol", "MPDServer",
+                "MPDProtocol", "MPDServer", "Controls",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "FermataConfig", "TestSupport", "Player", "Decoders", "FermataCore",
+                "Daemon", "FermataConfig", "TestSupport", "Player", "Decoders", "FermataCore", "Controls",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -1,4 +1,5 @@
 import Foundation
+import FermataConfig
 
 /// A board's profile: what it is, its default ALSA device, the header lines to keep free, and the default controls
 /// (pin map and keymap), read from `boards/*.toml` and overlaid with the user's configuration (the same sections;
@@ -46,10 +47,7 @@ public struct BoardProfile: Sendable, Equatable {
 
     /// Whether a configuration section belongs to the controls: `board`, `controls`, `button-*`, `encoder-*`,
     /// `chord-*` (the daemon passes these through to `BoardProfile`).
-    public static func isControlsSection(_ section: String) -> Bool {
-        section == "board" || section == "controls"
-            || ["button", "encoder", "chord"].contains { section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".") }
-    }
+    public static func isControlsSection(_ section: String) -> Bool { ConfigEntry.isControlsSection(section) }
 
     /// Where profiles are installed, searched in this order by `file(for:)`.
     public static let directories = ["/etc/fermata/boards", "/usr/share/fermata/boards"]

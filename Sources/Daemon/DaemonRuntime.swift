@@ -1,6 +1,7 @@
 import AudioCore
 import FermataConfig
 import AudioOutput
+import Controls
 import FermataCore
 import Foundation
 import Library
@@ -16,12 +17,15 @@ import ServiceLifecycle
 /// Threads: `run` is called once, from `fermatad`'s main task.
 public struct DaemonRuntime: Sendable {
     let config: DaemonConfig
+    /// The board profile for the buttons and encoder (resolved with the configuration).
+    let controls: ControlsSetup
     let logger: Logger
     /// When the process started (for the "audio after N ms" log line).
     let started: ContinuousClock.Instant
 
-    public init(config: DaemonConfig, logger: Logger, started: ContinuousClock.Instant) {
+    public init(config: DaemonConfig, controls: ControlsSetup, logger: Logger, started: ContinuousClock.Instant) {
         self.config = config
+        self.controls = controls
         self.logger = logger
         self.started = started
     }
@@ -31,7 +35,7 @@ public struct DaemonRuntime: Sendable {
         let store = StateStore(database: database, logger: logger)
         let head = try await store.loadHead()
         logger.debug("state loaded after \(ContinuousClock.now - started)")
-        let output = OutputSpec(parsing: config.output)
+        let output = OutputSpec(parsing: outputName)
         let engine = PlaybackEngine(sink: output.makeSink(), config: engineConfig())
         let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
                             logger: Logger(label: "fermata.player"))
@@ -49,19 +53,31 @@ public struct DaemonRuntime: Sendable {
         let library = Library(database: database, musicDirectory: config.musicDirectory)
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let backend = try FermataBackend(player: player, library: library, playlists: playlists,
-                                         outputName: config.output, logger: logger)
+                                         outputName: outputName, logger: logger)
         let notifier = SystemdNotifier()
-        let services: [any Service] = [
+        logger.info("\(controls.note)")
+        for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
+        var services: [any Service] = [
             PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
                           notifier: notifier, logger: logger),
             BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
             MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
         ]
+        if let profile = controls.profile {
+            services.append(GPIOInputService(config: profile.controls, player: player,
+                                             logger: Logger(label: "fermata.controls")))
+        }
         notifier.ready(status: "ready")
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         notifier.stopping()
+    }
+
+    /// The ALSA device: the configured one, or the board profile's when the configuration leaves it at the default.
+    var outputName: String {
+        guard config.origins["audio.output"] == nil, let device = controls.profile?.alsaDevice else { return config.output }
+        return device
     }
 
     /// Logs when the first audio frame reached the device after a resume (the start-up figure the benchmark reads).

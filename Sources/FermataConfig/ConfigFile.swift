@@ -24,6 +24,15 @@ public struct ConfigEntry: Sendable, Equatable {
     public var value: ConfigValue
     public var line: Int
     public var qualifiedKey: String { section.isEmpty ? key : "\(section).\(key)" }
+
+    /// Whether the section belongs to the physical controls: `board`, `controls`, `button-*`, `encoder-*`,
+    /// `chord-*` (a board profile's sections, which the user's configuration may override key by key).
+    public static func isControlsSection(_ section: String) -> Bool {
+        section == "board" || section == "controls"
+            || ["button", "encoder", "chord"].contains { section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".") }
+    }
+
+    public var isControlsEntry: Bool { Self.isControlsSection(section) }
 }
 
 /// An error in a configuration file, always with the file, the line and (when known) the key.
@@ -32,6 +41,13 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var line: Int
     public var key: String?
     public var message: String
+
+    public init(file: String, line: Int, key: String?, message: String) {
+        self.file = file
+        self.line = line
+        self.key = key
+        self.message = message
+    }
 
     public var description: String {
         "\(file):\(line): " + (key.map { "\($0): " } ?? "") + message

@@ -26,6 +26,13 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxConnections = 32
     public var connectionTimeout = 60
     public var logLevel = "info"
+    /// `[controls] board`: auto, off, a profile name or a path.
+    public var board = "auto"
+    /// The controls sections' other entries (`[controls]`, `[button-*]`, `[encoder-*]`, `[chord-*]`), checked and
+    /// applied over the board profile by the daemon (the Controls module owns their meaning).
+    public var controlsEntries: [ConfigEntry] = []
+    /// The file the settings were read from, if any (controls errors name it).
+    public var file: String?
     /// Key → "default", "FILE:LINE" or "--flag".
     public var origins: [String: String] = [:]
 
@@ -44,7 +51,12 @@ public struct DaemonConfig: Sendable, Equatable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
         }
+        config.file = file
         for entry in try ConfigFile.parse(text, file: file) {
+            if entry.isControlsEntry && entry.qualifiedKey != "controls.board" {
+                config.controlsEntries.append(entry)
+                continue
+            }
             guard let key = ConfigKey.all.first(where: { $0.name == entry.qualifiedKey }) else {
                 throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: "unknown key")
             }

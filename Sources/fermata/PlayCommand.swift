@@ -87,7 +87,7 @@ struct PlayCommand: AsyncParsableCommand {
         try await player.perform(.playEntry(ids[0]))
         if start > 0 { try await player.perform(.seek(seconds: start)) }
         let progress = Task { await report(player, logger: logger) }
-        let interrupt = interruptHandler { Task { try? await player.perform(.stop) } }
+        let interrupt = InterruptWatch { Task { try? await player.perform(.stop) } }
         await player.waitUntilStopped()
         progress.cancel()
         interrupt.cancel()
@@ -147,14 +147,21 @@ struct PlayCommand: AsyncParsableCommand {
     }
 }
 
-/// Runs `action` once on SIGINT or SIGTERM.
-func interruptHandler(_ action: @escaping @Sendable () -> Void) -> any DispatchSourceSignal {
-    signal(SIGINT, SIG_IGN)
-    signal(SIGTERM, SIG_IGN)
-    let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-    for source in sources {
-        source.setEventHandler(handler: action)
-        source.resume()
+/// Runs `action` on SIGINT or SIGTERM until cancelled. Holds both dispatch sources: a source nobody keeps is
+/// released, and its signal then stays ignored (that is how `fermata play` once shrugged off SIGTERM).
+/// Created and cancelled by one task; the handler runs on a global queue.
+final class InterruptWatch {
+    private let sources: [any DispatchSourceSignal]
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in sources {
+            source.setEventHandler(handler: action)
+            source.resume()
+        }
     }
-    return sources[0]
+
+    func cancel() { sources.forEach { $0.cancel() } }
 }

@@ -20,6 +20,7 @@ struct Fermatad: AsyncParsableCommand {
     @Option(help: "Unix socket for MPD clients and the CLI (empty: none).") var socket: String?
     @Option(help: "After a restart: playing, paused or off.") var resume: String?
     @Option(help: "Seconds between position saves while playing.") var checkpointInterval: String?
+    @Option(help: "Board profile for the buttons and encoder: auto, off, a profile name or a path.") var board: String?
     @Flag(help: "Print the documented default configuration and exit.") var printDefaultConfig = false
 
     func run() async throws {
@@ -29,8 +30,10 @@ struct Fermatad: AsyncParsableCommand {
             return
         }
         let settings: DaemonConfig
+        let controls: ControlsSetup
         do {
             settings = try loadConfiguration()
+            controls = try ControlsSetup.resolve(settings)
         } catch {
             FileHandle.standardError.write(Data("fermatad: configuration error: \(error)\n".utf8))
             throw ExitCode(78)
@@ -42,7 +45,7 @@ struct Fermatad: AsyncParsableCommand {
         }
         let logger = Logger(label: "fermatad")
         do {
-            try await DaemonRuntime(config: settings, logger: logger, started: started).run()
+            try await DaemonRuntime(config: settings, controls: controls, logger: logger, started: started).run()
         } catch {
             logger.critical("fermatad stopped: \(error)")
             throw ExitCode(1)
@@ -54,7 +57,7 @@ struct Fermatad: AsyncParsableCommand {
         let overrides: [(String, String?, String)] = [
             ("paths.music", music, "--music"), ("paths.state", state, "--state"), ("audio.output", output, "--output"),
             ("mpd.listen", listen, "--listen"), ("mpd.socket", socket, "--socket"), ("playback.resume", resume, "--resume"),
-            ("playback.checkpoint_interval", checkpointInterval, "--checkpoint-interval"),
+            ("playback.checkpoint_interval", checkpointInterval, "--checkpoint-interval"), ("controls.board", board, "--board"),
         ]
         for (key, value, flag) in overrides { if let value { try settings.override(key, with: value, flag: flag) } }
         return settings

@@ -66,15 +66,13 @@ struct ControlsKernelTests {
         let transcript = Transcript(folder: out)
         try #require(run.status == 0, "kernel lab: \(run.status)\n\(run.output)\n\(run.errors)\n\(transcript.all)")
         #expect(transcript.pi.header.contains("libgpiod 2.") && transcript.pi.header.contains("v2 API"))
-        #expect(transcript.pi.header.contains("debounce 10 ms in the kernel"))
+        #expect(transcript.pi.header.contains("debounce 30 ms in the kernel"), "the scenario's override: \(transcript.pi.header)")
         checkScenario(transcript)
     }
 
     /// The real daemon: fermatad with the Raspberry Pi profile loaded through its configuration (`[controls] board =
     /// "…/rpi-4.toml"`), the same driver, and the player's state read through MPD (`mpc status`) after each step.
-    /// Opt-in with FERMATA_KL_DAEMON=1 until fermatad runs `GPIOInputService`.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["FERMATA_KL_DAEMON"] == "1", "fermatad wiring pending"))
-    func realDaemonThroughMPD() async throws {
+    @Test func realDaemonThroughMPD() async throws {
         let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("fermatad").path
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
@@ -120,7 +118,11 @@ struct ControlsKernelTests {
         let missing = t.missing.errors.split(separator: "\n").filter { $0.contains("1c20800.pinctrl") }
         #expect(missing.count == 1, "one line for the missing chip: \(t.missing.errors)")
         #expect(missing.first?.contains("button play, button next, button previous, button loop, button mode") == true)
-        #expect(t.allwinner.actions == ["play-pause", "repeat-cycle"], "\(t.allwinner.text)")
+        // The shell holds mode for 150 ms; a starved VM can stretch that past the 600 ms long press, and then the
+        // long-press action is the right answer: judge by the kernel's timestamps, as for the hold above.
+        let modeHeld = t.allwinner.heldMilliseconds(button: "mode") ?? 150
+        #expect(t.allwinner.actions == ["play-pause", modeHeld < 600 ? "repeat-cycle" : "announce"],
+                "mode held \(modeHeld) ms\n\(t.allwinner.text)")
         #expect(t.allwinner.errors.contains("controls: 8 of 8 lines ready"), "\(t.allwinner.errors)")
     }
 }

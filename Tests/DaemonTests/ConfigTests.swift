@@ -76,7 +76,9 @@ import TestSupport
         }.joined(separator: "\n")
         var config = try load(uncommented)
         config.origins = [:]
+        config.file = nil
         #expect(config == DaemonConfig())
         #expect(text.contains("#checkpoint_interval = 2.0"))
+        #expect(text.contains("[controls]\n") && text.contains("\n#board = \"auto\"\n"), "install.sh rewrites this line")
     }
 }

@@ -53,4 +53,31 @@ import TestSupport
         #expect(status != 0)
         #expect(stderr.contains("--volume must be 0-100"))
     }
+
+    /// systemd and the shell stop a foreground `fermata play` with SIGTERM: it must stop playing and exit cleanly.
+    @Test
+    func sigtermStopsPlaybackAndExitsCleanly() async throws {
+        let dir = try TemporaryDirectory()
+        let signal = TestSignal.sweep(frames: 30 * 8_000, channels: 1, bits: 16, sampleRate: 8_000, seed: 62)
+        try FLACFixture.write(path: dir.file("long.flac"), samples: signal, channels: 1, bitsPerSample: 16,
+                              sampleRate: 8_000)
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "`swift test` builds \(Self.binary)")
+        let (reason, status, seconds) = try await onThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Self.binary)
+            process.arguments = ["play", "--output", "null", dir.file("long.flac")]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            usleep(1_500_000)
+            let sent = Date()
+            process.terminate()
+            let deadline = sent.addingTimeInterval(15)
+            while process.isRunning && Date() < deadline { usleep(10_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            return (process.terminationReason, process.terminationStatus, Date().timeIntervalSince(sent))
+        }
+        #expect(reason == .exit && status == 0, "exit \(status) (\(reason == .exit ? "exited" : "killed by a signal"))")
+        #expect(seconds < 15, "still playing \(seconds) s after SIGTERM")
+    }
 }

@@ -1,0 +1,33 @@
+// A C interface to SoundTouch's tempo change (time-stretch without pitch change) for Fermata's decoder thread.
+// SoundTouch has only a C++ API; this shim keeps Swift on plain C. One stretcher per thread; not thread-safe.
+#ifndef FERMATA_TIME_STRETCH_H
+#define FERMATA_TIME_STRETCH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct fermata_stretch fermata_stretch;
+
+/// A stretcher for interleaved float samples. Returns NULL when out of memory.
+fermata_stretch *fermata_stretch_new(unsigned sample_rate, unsigned channels);
+void fermata_stretch_free(fermata_stretch *stretch);
+/// Playback speed: 1.0 normal, 0.5 half speed; takes effect for the samples put after it.
+void fermata_stretch_set_tempo(fermata_stretch *stretch, double tempo);
+/// Appends `frames` frames; SoundTouch copies them into its own (grown once, then reused) buffers.
+void fermata_stretch_put(fermata_stretch *stretch, const float *samples, unsigned frames);
+/// Moves up to `max_frames` stretched frames into `out`; returns how many.
+unsigned fermata_stretch_receive(fermata_stretch *stretch, float *out, unsigned max_frames);
+/// Stretched frames ready to receive.
+unsigned fermata_stretch_available(const fermata_stretch *stretch);
+/// Pushes the last input through (pads with silence internally) so everything put comes out.
+void fermata_stretch_flush(fermata_stretch *stretch);
+/// Drops everything buffered, keeping the settings.
+void fermata_stretch_clear(fermata_stretch *stretch);
+/// The library's version string, e.g. "2.3.2".
+const char *fermata_stretch_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

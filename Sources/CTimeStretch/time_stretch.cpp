@@ -1,0 +1,42 @@
+// SoundTouch behind the C interface in include/time_stretch.h. See there for the contract.
+#include "time_stretch.h"
+#include <soundtouch/SoundTouch.h>
+#include <new>
+
+struct fermata_stretch {
+    soundtouch::SoundTouch touch;
+};
+
+extern "C" fermata_stretch *fermata_stretch_new(unsigned sample_rate, unsigned channels) {
+    fermata_stretch *stretch = new (std::nothrow) fermata_stretch();
+    if (!stretch) return nullptr;
+    stretch->touch.setSampleRate(sample_rate);
+    stretch->touch.setChannels(channels);
+    // Music defaults (SoundTouch picks sequence and seek window from the tempo); no quick seek: quality first,
+    // the whole stretch costs about 0.005 CPU s per audio s on the development machine.
+    stretch->touch.setSetting(SETTING_USE_QUICKSEEK, 0);
+    stretch->touch.setSetting(SETTING_USE_AA_FILTER, 1);
+    return stretch;
+}
+
+extern "C" void fermata_stretch_free(fermata_stretch *stretch) { delete stretch; }
+
+extern "C" void fermata_stretch_set_tempo(fermata_stretch *stretch, double tempo) { stretch->touch.setTempo(tempo); }
+
+extern "C" void fermata_stretch_put(fermata_stretch *stretch, const float *samples, unsigned frames) {
+    stretch->touch.putSamples(samples, frames);
+}
+
+extern "C" unsigned fermata_stretch_receive(fermata_stretch *stretch, float *out, unsigned max_frames) {
+    return stretch->touch.receiveSamples(out, max_frames);
+}
+
+extern "C" unsigned fermata_stretch_available(const fermata_stretch *stretch) {
+    return stretch->touch.numSamples();
+}
+
+extern "C" void fermata_stretch_flush(fermata_stretch *stretch) { stretch->touch.flush(); }
+
+extern "C" void fermata_stretch_clear(fermata_stretch *stretch) { stretch->touch.clear(); }
+
+extern "C" const char *fermata_stretch_version(void) { return soundtouch::SoundTouch::getVersionString(); }

@@ -1,0 +1,54 @@
+import Controls
+import FermataConfig
+import Foundation
+
+/// Turns `[controls] board` and the user's controls sections into the board profile the daemon runs its buttons and
+/// encoder with. Resolved while the configuration is read, so a bad profile or override stops `fermatad` with the
+/// file, line and key like any other configuration error. Pure apart from reading profile files; any thread.
+public struct ControlsSetup: Sendable {
+    /// The profile with the user's overrides applied; nil when the controls are off or no profile matches.
+    public var profile: BoardProfile?
+    /// What was chosen and why, for the start-up log.
+    public var note: String
+
+    /// Resolves `config.board`: `off`, `auto` (the profile whose `model` prefixes match /proc/device-tree/model, in
+    /// `directories`), a profile name looked up in `directories`, or a path.
+    public static func resolve(_ config: DaemonConfig, directories: [String] = BoardProfile.directories,
+                               model: String? = nil) throws(ConfigError) -> ControlsSetup {
+        let origin = config.file ?? "fermata.toml"
+        let file: String
+        switch config.board {
+        case "off", "none":
+            return ControlsSetup(profile: nil, note: "controls: off ([controls] board = \"\(config.board)\")")
+        case "auto":
+            guard let found = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model) }).first else {
+                let machine = model ?? (try? String(contentsOfFile: "/proc/device-tree/model", encoding: .utf8))
+                let named = machine.map { "\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n ")))\"" }
+                    ?? "(no /proc/device-tree/model)"
+                return ControlsSetup(profile: nil, note: "controls: off: no board profile in "
+                    + directories.joined(separator: ", ") + " matches this machine \(named); set [controls] board")
+            }
+            file = found
+        default:
+            guard let named = BoardProfile.file(for: config.board, in: directories) else {
+                throw ConfigError(file: origin, line: line(of: "controls.board", in: config), key: "controls.board",
+                                  message: "no board profile \"\(config.board)\" (looked in "
+                                      + directories.joined(separator: ", ") + ")")
+            }
+            file = named
+        }
+        let overrides = config.controlsEntries.map { ProfileEntry($0, file: origin) }
+        do {
+            let profile = try BoardProfile.load(file: file, overrides: overrides)
+            let state = profile.controls.enabled ? "" : " (disabled by [controls] enabled = false)"
+            return ControlsSetup(profile: profile, note: "controls: board profile \(file)\(state)")
+        } catch {
+            throw ConfigError(file: error.file, line: error.line, key: error.key, message: error.message)
+        }
+    }
+
+    /// The line `key` was set on, from its recorded origin ("FILE:LINE"), or 0.
+    private static func line(of key: String, in config: DaemonConfig) -> Int {
+        config.origins[key].flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } ?? 0
+    }
+}
