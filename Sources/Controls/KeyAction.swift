@@ -95,7 +95,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The player action, given the player's current repeat mode; nil for actions `ControlAction` does not have yet
-    /// (tempo, announce, shutdown), which go to the service's `extraActions` handler instead.
+    /// (announce, shutdown), which go to the service's `extraActions` handler instead.
     public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
         switch self {
         case .togglePause: .togglePause
@@ -111,7 +111,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetA: .loopSetA
         case .loopSetB: .loopSetB
         case .loopClear: .loopClear
-        case .tempo, .announce, .shutdown: nil
+        case let .tempo(p): .changeTempo(by: p)
+        case .announce, .shutdown: nil
         }
     }
 

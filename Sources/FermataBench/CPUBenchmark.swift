@@ -15,6 +15,23 @@ enum CPUBenchmark {
         try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
         let audioSeconds = Double(frames) / 44_100
 
+        let normal = try await measure(path, tempoPercent: 100)
+        print(String(format: "cpu fermata (engine → ALSA null): %.5f CPU s per audio s (%.0fx real time, %d frames, %.2f s wall)",
+                     normal.cpu / audioSeconds, audioSeconds / max(normal.cpu, 1e-9), normal.frames, normal.wall))
+        let slow = try await measure(path, tempoPercent: 75)
+        let heard = Double(slow.frames) / 44_100
+        print(String(format: "cpu fermata at 75 %% speed (SoundTouch): %.5f CPU s per heard audio s (%.1fx normal; %d frames, %.2f s wall)",
+                     slow.cpu / heard, (slow.cpu / heard) / max(normal.cpu / audioSeconds, 1e-9), slow.frames, slow.wall))
+        let flac = try childCPUSeconds("/usr/bin/flac", ["-d", "-s", "-c", path])
+        print(String(format: "cpu flac -d -c FILE >/dev/null:    %.5f CPU s per audio s; ratio fermata/flac %.2f",
+                     flac / audioSeconds, normal.cpu / max(flac, 1e-9)))
+        let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermata")
+        let rss = try childMemory(cli.path, ["play", "--quiet", "--output", "null", path], after: 4)
+        print("rss of `fermata play --output null` after 4 s of playing this file: \(rss)")
+    }
+
+    /// Plays `path` once through the engine into ALSA's `null` PCM (unpaced) at `tempoPercent`.
+    static func measure(_ path: String, tempoPercent: Int) async throws -> (cpu: Double, frames: Int, wall: Double) {
         var config = EngineConfig()
         config.realtimePriority = nil
         let nullPCM = "pcm.fermata_null { type null }"
@@ -22,6 +39,7 @@ enum CPUBenchmark {
         let player = Player(engine: engine)
         let events = Task { await player.run() }
         let ids = await player.add(paths: [path])
+        if tempoPercent != 100 { try await player.perform(.setTempo(percent: tempoPercent)) }
         let before = processCPUSeconds()
         let wall = monotonicNanoseconds()
         try await player.perform(.playEntry(ids[0]))
@@ -31,15 +49,7 @@ enum CPUBenchmark {
         let written = engine.framesWritten
         engine.shutdown()
         _ = await events.value
-
-        let flac = try childCPUSeconds("/usr/bin/flac", ["-d", "-s", "-c", path])
-        print(String(format: "cpu fermata (engine → ALSA null): %.5f CPU s per audio s (%.0fx real time, %d frames, %.2f s wall)",
-                     cpu / audioSeconds, audioSeconds / max(cpu, 1e-9), written, elapsed))
-        print(String(format: "cpu flac -d -c FILE >/dev/null:    %.5f CPU s per audio s; ratio fermata/flac %.2f",
-                     flac / audioSeconds, cpu / max(flac, 1e-9)))
-        let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermata")
-        let rss = try childMemory(cli.path, ["play", "--quiet", "--output", "null", path], after: 4)
-        print("rss of `fermata play --output null` after 4 s of playing this file: \(rss)")
+        return (cpu, written, elapsed)
     }
 
     static func processCPUSeconds() -> Double {

@@ -28,6 +28,36 @@ public enum ControlAction: Sendable, Hashable {
     case loopNudge(LoopEndpoint, milliseconds: Int)
     /// Sets the region directly, in seconds of the current track; `repeatCount` limits the jumps back (nil: for ever).
     case setLoop(startSeconds: Double, endSeconds: Double, repeatCount: Int? = nil)
+    /// Playback speed without pitch change, in percent (50–150, rounded to steps of 5; 100 is untouched audio).
+    case setTempo(percent: Int)
+    /// Changes the speed by a signed number of percent (buttons: ±5), clamped to 50–150.
+    case changeTempo(by: Int)
+    /// Starts the speed trainer on the A–B loop, or ends it (nil; the tempo stays where it got to).
+    case speedTrainer(SpeedTrainerPlan?)
+}
+
+/// The speed trainer: start at `startPercent`, add `stepPercent` every `everyPasses` loop passes, up to
+/// `ceilingPercent`.
+public struct SpeedTrainerPlan: Sendable, Hashable {
+    public var startPercent: Int
+    public var stepPercent: Int
+    public var everyPasses: Int
+    public var ceilingPercent: Int
+
+    public init(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int) {
+        self.startPercent = startPercent
+        self.stepPercent = stepPercent
+        self.everyPasses = everyPasses
+        self.ceilingPercent = ceilingPercent
+    }
+
+    /// Nil when the plan is out of range (tempos 50–150, step 1–50, ceiling not below the start, passes ≥ 1).
+    public var problem: String? {
+        guard (50...150).contains(startPercent), (50...150).contains(ceilingPercent) else { return "tempos must be 50-150 %" }
+        guard ceilingPercent >= startPercent else { return "the ceiling must not be below the start" }
+        guard (1...50).contains(stepPercent), everyPasses >= 1 else { return "step 1-50 %, every 1 or more passes" }
+        return nil
+    }
 }
 
 /// A snapshot of the player for status displays, the protocol and tests.
@@ -48,6 +78,8 @@ public struct PlayerStatus: Sendable, Hashable {
     /// A pending A point while the one-button loop cycle waits for B.
     public var loopPendingA: Int64?
     public var replayGain: ReplayGainMode = .off
+    /// Playback speed in percent (100: normal, bit-exact; other values are time-stretched without pitch change).
+    public var tempoPercent = 100
     /// The device format, e.g. "44100 Hz 16-bit 2ch", when the device is open.
     public var outputFormat: String?
     /// The last problem worth showing (a file that would not play, a missing device), or nil.

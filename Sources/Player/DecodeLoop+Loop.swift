@@ -11,7 +11,7 @@ extension DecodeLoop {
         let format = track.format
         let wanted = format.frames(forMilliseconds: max(0, config.loopCrossfadeMilliseconds))
         let fade = min(wanted, crossfadeCapacity - 1, Int(region.length / 2))
-        let needed = (Int(Double(fade) / converter.ratio) + 4096) * device.bytesPerFrame
+        let needed = (Int(Double(fade) / converter.ratio) + stretchMargin) * device.bytesPerFrame
         guard shared.ring.freeBytes() >= needed else {
             shared.decoderBell.wait(nanoseconds: 5_000_000)
             return
@@ -25,6 +25,7 @@ extension DecodeLoop {
             trackFinished()
             return
         }
+        trainAtSeam(passes: track.passes + 1)
         pushMark(.jump, item: track.item, sourceFrame: region.start, sourceRate: format.sampleRate)
         if fade > 0 {
             EqualPowerCrossfade.mix(outgoing: tailBuffer, incoming: headBuffer, into: mixBuffer, frames: fade,
@@ -34,6 +35,15 @@ extension DecodeLoop {
         track.position = region.start + Int64(fade)
         track.passes += 1
         active = track
+    }
+
+    /// The speed trainer's step: every `everyPasses` passes the tempo rises by `step`, up to the ceiling. The
+    /// stretcher keeps its state, so the pass that follows is as seamless as any other.
+    private func trainAtSeam(passes: Int) {
+        guard let trainer, passes % trainer.everyPasses == 0, converter.tempo < trainer.ceiling else { return }
+        let next = min(trainer.ceiling, converter.tempo + trainer.step)
+        converter.setTempo(next, continuous: true)
+        events.yield(.tempoChanged(next))
     }
 
     /// Reads exactly `frames` frames, padding with silence past the end of the stream or on a decode error.

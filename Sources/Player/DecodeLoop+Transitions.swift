@@ -113,6 +113,21 @@ extension DecodeLoop {
         resume()
     }
 
+    /// A new speed: what is heard continues from the heard position at the new tempo (a splice at the cursor).
+    func changeTempo(_ tempo: Double) {
+        guard tempo != converter.tempo else { return }
+        guard !segments.isEmpty else {
+            converter.setTempo(tempo)
+            return
+        }
+        let position = requestFlush(.splice, open: nil)
+        converter.setTempo(tempo)
+        if let (item, frame) = sourceAt(position) {
+            reposition(item, at: frame, ringPosition: position)
+        }
+        resume()
+    }
+
     // MARK: hand-over
 
     /// The active track reached its end (or failed mid-stream).

@@ -37,6 +37,7 @@ final class DecodeLoop: @unchecked Sendable {
     var awaiting: EntryID?
     var upcoming: (after: EntryID, item: PlayableItem?)?
     var loop: (entry: EntryID, region: LoopRegion)?
+    var trainer: SpeedTrainer?
     var device: AudioFormat?
     var generation = 0
     var markSerial = 0
@@ -99,6 +100,11 @@ final class DecodeLoop: @unchecked Sendable {
             start(item, at: frame)
         case let .setUpcoming(after, item): setUpcoming(after: after, item)
         case let .setLoop(entry, region): setLoop(entry: entry, region)
+        case let .setTempo(tempo): changeTempo(tempo)
+        case let .setTrainer(trainer):
+            self.trainer = trainer
+            active?.passes = 0
+            if let trainer { changeTempo(trainer.start) }
         case .stop: stop()
         }
     }
@@ -124,7 +130,7 @@ final class DecodeLoop: @unchecked Sendable {
         }
         var frames = Self.chunkFrames
         if let region { frames = min(frames, Int(region.end - track.position)) }
-        let deviceRoom = shared.ring.freeBytes() / device.bytesPerFrame - 4096
+        let deviceRoom = shared.ring.freeBytes() / device.bytesPerFrame - stretchMargin
         frames = min(frames, Int(Double(deviceRoom) * converter.ratio))
         guard frames > 0 else {
             shared.decoderBell.wait(nanoseconds: 5_000_000)
@@ -147,6 +153,9 @@ final class DecodeLoop: @unchecked Sendable {
         track.position += Int64(n)
         active = track
     }
+
+    /// Device frames kept free beyond a chunk's expected output: the stretcher releases what it holds in bursts.
+    var stretchMargin: Int { converter.stretching ? 16_384 : 4096 }
 
     /// The loop region in force for `track` on this pass, if any.
     func activeLoop(for track: ActiveTrack) -> LoopRegion? {

@@ -4,8 +4,8 @@ import FermataCore
 public enum EngineEvent: Sendable, Equatable {
     /// The decoder began reading this entry; the player should say what follows it (`setUpcoming`).
     case decodingStarted(EntryID)
-    /// The first frame of this entry reached the device.
-    case trackAudible(EntryID)
+    /// The first frame of this entry reached the device; `generation` is the `start` it belongs to.
+    case trackAudible(EntryID, generation: Int)
     /// The entry could not be played (typed decoder error as text); the player should say what follows it.
     case trackFailed(EntryID, String)
     /// The last frame of the stream was played; the device is closed.
@@ -15,6 +15,8 @@ public enum EngineEvent: Sendable, Equatable {
     case deviceRestored
     /// The device ran dry and was recovered in place.
     case underrun
+    /// The speed trainer raised the tempo at a loop seam (the new tempo, 1 = normal).
+    case tempoChanged(Double)
 }
 
 /// A request to the decoder thread.
@@ -22,5 +24,23 @@ enum DecoderCommand: Sendable {
     case start(PlayableItem, frame: Int64, generation: Int)
     case setUpcoming(after: EntryID, PlayableItem?)
     case setLoop(entry: EntryID, LoopRegion?)
+    case setTempo(Double)
+    case setTrainer(SpeedTrainer?)
     case stop
+}
+
+/// Loop practice that speeds up: start at `start`, add `step` every `everyPasses` passes of the A–B loop, up to
+/// `ceiling` (tempos as factors, 1 = normal). Applied by the decoder at the seam, so each pass has one tempo.
+public struct SpeedTrainer: Sendable, Hashable {
+    public var start: Double
+    public var step: Double
+    public var everyPasses: Int
+    public var ceiling: Double
+
+    public init(start: Double, step: Double, everyPasses: Int, ceiling: Double) {
+        self.start = start
+        self.step = step
+        self.everyPasses = max(1, everyPasses)
+        self.ceiling = ceiling
+    }
 }

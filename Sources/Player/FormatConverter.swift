@@ -1,15 +1,25 @@
 import AudioCore
+import CTimeStretch
 
-/// Turns decoded frames into device frames: ReplayGain, channel mapping, sample encoding and (through `Resampler`)
-/// sample rate. When the source already has the device's format and the gain is unity it copies bytes untouched, which
-/// is what makes gapless playback bit-exact.
+/// Turns decoded frames into device frames: ReplayGain, channel mapping, tempo (SoundTouch time-stretch, in float at
+/// the source rate), sample encoding and (through `Resampler`) sample rate. When the source already has the device's
+/// format, the gain is unity and the tempo is 1 it copies bytes untouched, which is what makes gapless playback
+/// bit-exact.
 ///
-/// Threads: the decoder thread only. Buffers are allocated once, at `init`.
+/// Threads: the decoder thread only. Buffers are allocated once, at `init`; the stretcher when a tempo is first set.
 final class FormatConverter {
     private(set) var source: AudioFormat?
     private(set) var device: AudioFormat?
     private var gain = 1.0
     private var resampler: Resampler?
+    /// Playback speed (1: untouched). Changing it keeps the stretcher's state, so a change at a loop seam is seamless.
+    private(set) var tempo = 1.0
+    /// Whether audio goes through the stretcher: at any tempo but 1, and at 1 too when reached continuously (the
+    /// speed trainer's last step), so no buffered audio is dropped.
+    private(set) var stretching = false
+    private var stretcher: OpaquePointer?
+    private var stretcherShape: (rate: Int, channels: Int)?
+    private let stretchOut: UnsafeMutablePointer<Float>
     private let maxFrames: Int
     private let floatIn: UnsafeMutablePointer<Float>
     private let floatOut: UnsafeMutablePointer<Float>
@@ -23,24 +33,39 @@ final class FormatConverter {
         floatIn = .allocate(capacity: maxFrames * 8)
         floatOut = .allocate(capacity: resampleFrames * 8)
         deviceOut = .allocate(byteCount: resampleFrames * 8 * 4, alignment: 64)
+        stretchOut = .allocate(capacity: maxFrames * 8)
     }
 
     deinit {
+        if let stretcher { fermata_stretch_free(stretcher) }
+        stretchOut.deallocate()
         floatIn.deallocate()
         floatOut.deallocate()
         deviceOut.deallocate()
     }
 
-    /// Source frames per device frame.
+    /// Source frames per device frame (the tempo included: at 0.8, 0.8 source frames per device frame).
     var ratio: Double {
         guard let source, let device else { return 1 }
-        return Double(source.sampleRate) / Double(device.sampleRate)
+        return Double(source.sampleRate) / Double(device.sampleRate) * tempo
     }
 
     var isPassThrough: Bool {
         guard let source, let device else { return false }
-        return source.isDeviceCompatible(with: device) && gain == 1
+        return source.isDeviceCompatible(with: device) && gain == 1 && !stretching
     }
+
+    /// Sets the playback speed for what is converted from now on. `continuous`: the stream goes on without a reset
+    /// (a loop seam), so the stretcher stays in the path even at 1.
+    func setTempo(_ value: Double, continuous: Bool = false) {
+        tempo = value
+        stretching = value != 1 || (continuous && stretching)
+        if let stretcher { fermata_stretch_set_tempo(stretcher, value) }
+        prepareStretcher()
+    }
+
+    /// The version of the time-stretch library, for the logs.
+    static var stretchLibrary: String { "SoundTouch " + String(cString: fermata_stretch_version()) }
 
     /// Prepares for a track. Returns false when the resampler's tail must be flushed first (`flush`) because the
     /// source rate changed; call again after flushing. Consecutive tracks at the same rate keep the filter running.
@@ -54,10 +79,23 @@ final class FormatConverter {
                     || resampler?.channels != device.channels {
             resampler = Resampler(inputRate: source.sampleRate, outputRate: device.sampleRate, channels: device.channels)
         }
+        prepareStretcher()
+    }
+
+    /// Creates (or re-creates, for another rate or channel count) the stretcher when the tempo is not 1.
+    private func prepareStretcher() {
+        guard stretching, let source, let device else { return }
+        let shape = (rate: source.sampleRate, channels: device.channels)
+        if stretcher != nil, let stretcherShape, stretcherShape == shape { return }
+        if let stretcher { fermata_stretch_free(stretcher) }
+        stretcher = fermata_stretch_new(UInt32(shape.rate), UInt32(shape.channels))
+        stretcherShape = shape
+        if let stretcher { fermata_stretch_set_tempo(stretcher, tempo) }
     }
 
     /// True when the next track (in `next`) would need the resampler's tail flushed first.
     func needsFlush(before next: AudioFormat) -> Bool {
+        if stretching, let stretcherShape, stretcherShape.rate != next.sampleRate { return true }
         guard let resampler else { return false }
         return resampler.inputRate != next.sampleRate
     }
@@ -70,25 +108,54 @@ final class FormatConverter {
             return
         }
         SampleConversion.toFloat(input, frames: frames, from: source, channels: device.channels, gain: gain, into: floatIn)
-        if let resampler {
-            resampler.process(floatIn, frames: frames, scratch: floatOut, scratchFrames: resampleFrames) { block, n in
-                emitDevice(block, frames: n, device: device, emit: emit)
-            }
+        if stretching, let stretcher {
+            fermata_stretch_put(stretcher, floatIn, UInt32(frames))
+            drainStretcher(stretcher, device: device, emit: emit)
         } else {
-            emitDevice(floatIn, frames: frames, device: device, emit: emit)
+            resampleAndEmit(floatIn, frames: frames, device: device, emit: emit)
         }
     }
 
-    /// Emits the resampler's tail (before a rate change or at the end of the stream).
+    /// Moves everything the stretcher has ready on, in blocks the resampler's scratch can take.
+    private func drainStretcher(_ stretcher: OpaquePointer, device: AudioFormat,
+                                emit: (UnsafeRawBufferPointer) -> Void) {
+        while true {
+            let n = Int(fermata_stretch_receive(stretcher, stretchOut, UInt32(maxFrames)))
+            if n == 0 { return }
+            resampleAndEmit(stretchOut, frames: n, device: device, emit: emit)
+        }
+    }
+
+    private func resampleAndEmit(_ block: UnsafePointer<Float>, frames: Int, device: AudioFormat,
+                                 emit: (UnsafeRawBufferPointer) -> Void) {
+        if let resampler {
+            resampler.process(block, frames: frames, scratch: floatOut, scratchFrames: resampleFrames) { out, n in
+                emitDevice(out, frames: n, device: device, emit: emit)
+            }
+        } else {
+            emitDevice(block, frames: frames, device: device, emit: emit)
+        }
+    }
+
+    /// Emits the stretcher's and the resampler's tails (before a rate change or at the end of the stream).
     func flush(emit: (UnsafeRawBufferPointer) -> Void) {
-        guard let resampler, let device else { return }
-        resampler.flush(scratch: floatOut, scratchFrames: resampleFrames) { block, n in
+        guard let device else { return }
+        if stretching, let stretcher {
+            fermata_stretch_flush(stretcher)
+            drainStretcher(stretcher, device: device, emit: emit)
+            fermata_stretch_clear(stretcher)
+        }
+        resampler?.flush(scratch: floatOut, scratchFrames: resampleFrames) { block, n in
             emitDevice(block, frames: n, device: device, emit: emit)
         }
     }
 
-    /// Forgets filter state (after a seek or a drop).
-    func reset() { resampler?.clear() }
+    /// Forgets filter state (after a seek or a drop); at tempo 1 the stretcher leaves the path.
+    func reset() {
+        resampler?.clear()
+        if let stretcher { fermata_stretch_clear(stretcher) }
+        stretching = tempo != 1
+    }
 
     private func emitDevice(
         _ block: UnsafePointer<Float>, frames: Int, device: AudioFormat, emit: (UnsafeRawBufferPointer) -> Void

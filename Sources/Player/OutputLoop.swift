@@ -157,7 +157,7 @@ final class OutputLoop {
             guard mark.position <= cursor, mark.serial > announcedSerial else { continue }
             announcedSerial = mark.serial
             switch mark.kind {
-            case .trackStart: emit(.trackAudible, entry: mark.entryID)
+            case .trackStart: emit(.trackAudible, entry: mark.entryID, generation: mark.generation)
             case .jump: break
             case .end: finishStream(); return
             }
@@ -174,8 +174,8 @@ final class OutputLoop {
         emit(.ended, entry: -1)
     }
 
-    private func emit(_ kind: OutputEvent.Kind, entry: EntryID) {
-        shared.events.push(OutputEvent(kind: kind, entryID: entry))
+    private func emit(_ kind: OutputEvent.Kind, entry: EntryID, generation: Int = 0) {
+        shared.events.push(OutputEvent(kind: kind, entryID: entry, generation: generation))
         shared.monitorBell.ring()
     }
 

@@ -70,6 +70,11 @@ public final class PlaybackEngine: Sendable {
     public func setLoop(entry: EntryID, _ region: LoopRegion?) { decodeLoop.send(.setLoop(entry: entry, region)) }
     /// Stops and closes the device.
     public func stop() { decodeLoop.send(.stop) }
+    /// Playback speed without pitch change (1 = normal and bit-exact); heard within a few milliseconds, continuing
+    /// from the heard position.
+    public func setTempo(_ tempo: Double) { decodeLoop.send(.setTempo(tempo)) }
+    /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
+    public func setTrainer(_ trainer: SpeedTrainer?) { decodeLoop.send(.setTrainer(trainer)) }
 
     public func setPaused(_ paused: Bool) {
         shared.pauseRequested.store(paused, ordering: .releasing)
@@ -124,7 +129,7 @@ public final class PlaybackEngine: Sendable {
 
     private static func translate(_ event: OutputEvent) -> EngineEvent {
         switch event.kind {
-        case .trackAudible: .trackAudible(event.entryID)
+        case .trackAudible: .trackAudible(event.entryID, generation: event.generation)
         case .ended: .ended
         case .deviceLost: .deviceLost
         case .deviceRestored: .deviceRestored

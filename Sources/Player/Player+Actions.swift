@@ -52,6 +52,15 @@ extension Player {
         case let .setRepeat(mode): repeatMode = mode; optionsChanged()
         case let .setSingle(on): single = on; optionsChanged()
         case let .setReplayGain(mode): replayGainMode = mode; optionsChanged()
+        case let .setTempo(percent):
+            guard (50...150).contains(percent) else { throw ActionError.invalidValue("tempo must be 50-150 %") }
+            setTempo(percent)
+        case let .changeTempo(delta): setTempo(min(150, max(50, tempoPercent + delta)))
+        case let .speedTrainer(plan?):
+            if let problem = plan.problem { throw ActionError.invalidValue(problem) }
+            setSpeedTrainer(startPercent: plan.startPercent, stepPercent: plan.stepPercent,
+                            everyPasses: plan.everyPasses, ceilingPercent: plan.ceilingPercent)
+        case .speedTrainer(nil): clearSpeedTrainer()
         case .loopSetA: try setLoopA()
         case .loopSetB: try setLoopB()
         case .loopCycle:
@@ -183,6 +192,25 @@ extension Player {
         guard let entry = current, !stopped else { return }
         engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
     }
+
+    /// Applies a speed in percent, rounded to the 5 % steps a musician dials in.
+    private func setTempo(_ percent: Int) {
+        let stepped = min(150, max(50, Int((Double(percent) / 5).rounded()) * 5))
+        guard stepped != tempoPercent else { return }
+        tempoPercent = stepped
+        engine.setTempo(Double(stepped) / 100)
+        changeSink.yield(.player)
+    }
+
+    /// Starts or ends the speed trainer (tempos in percent); the start tempo applies at once.
+    public func setSpeedTrainer(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int) {
+        tempoPercent = startPercent
+        engine.setTrainer(SpeedTrainer(start: Double(startPercent) / 100, step: Double(stepPercent) / 100,
+                                       everyPasses: everyPasses, ceiling: Double(ceilingPercent) / 100))
+        changeSink.yield(.player)
+    }
+
+    public func clearSpeedTrainer() { engine.setTrainer(nil) }
 
     private func optionsChanged() {
         refreshUpcoming()

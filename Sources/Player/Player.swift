@@ -18,6 +18,8 @@ public actor Player: PlayerControl {
     public internal(set) var queue = PlayQueue()
     var repeatMode = RepeatMode.off
     var single = false
+    /// Playback speed in percent (100: untouched).
+    var tempoPercent = 100
     var consume = false
     var volume = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
@@ -77,6 +79,7 @@ public actor Player: PlayerControl {
         status.volume = volume
         status.repeatMode = repeatMode
         status.single = single
+        status.tempoPercent = tempoPercent
         status.loop = loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         status.loopPendingA = loopPendingA?.frame
         status.replayGain = replayGainMode
@@ -109,7 +112,9 @@ public actor Player: PlayerControl {
             let next = consecutiveFailures >= max(1, queue.count) ? nil : successor(of: entry, afterFailure: true)
             engine.setUpcoming(after: entry, next)
             if next == nil && engine.position().state == .stopped { await markStopped() }
-        case let .trackAudible(entry):
+        case let .trackAudible(entry, generation):
+            // Heard before a newer start (a `next` sent while the old start's event was on its way): stale.
+            if let asked = requestedStart, generation < asked.generation { return }
             let previous = current
             current = entry
             consecutiveFailures = 0
@@ -128,6 +133,9 @@ public actor Player: PlayerControl {
             logger.notice("audio device back; resuming at the same position")
         case .underrun:
             logger.debug("output underrun recovered")
+        case let .tempoChanged(tempo):
+            tempoPercent = Int((tempo * 100).rounded())
+            changeSink.yield(.player)
         }
     }
 

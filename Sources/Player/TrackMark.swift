@@ -36,6 +36,8 @@ struct OutputEvent: BitwiseCopyable {
 
     var kind: Kind
     var entryID: EntryID
+    /// The start generation of the mark that caused it (0 when none).
+    var generation = 0
 
     static let empty = OutputEvent(kind: .ended, entryID: -1)
 }

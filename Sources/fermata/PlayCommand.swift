@@ -40,6 +40,8 @@ struct PlayCommand: AsyncParsableCommand {
     var loop: String?
     @Option(help: "Loop passes before playing on (default: for ever).")
     var loopRepeat: Int?
+    @Option(help: "Speed without pitch change, 50-150 % (100: untouched, bit-exact).")
+    var tempo = 100
     @Option(help: "Crossfade at the loop seam in milliseconds (0 = hard cut).")
     var crossfadeMs = 5
     @Option(help: "Start the first track at this many seconds.")
@@ -55,6 +57,7 @@ struct PlayCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
+        if !(50...150).contains(tempo) { throw ValidationError("--tempo must be 50-150") }
         if RepeatMode(rawValue: `repeat`) == nil { throw ValidationError("--repeat must be off, track or queue") }
         if ReplayGainMode(rawValue: replayGain) == nil { throw ValidationError("--replay-gain must be off, track, album") }
         _ = try formatPolicy()
@@ -83,6 +86,7 @@ struct PlayCommand: AsyncParsableCommand {
         try await player.perform(.setRepeat(RepeatMode(rawValue: `repeat`)!))
         try await player.perform(.setReplayGain(ReplayGainMode(rawValue: replayGain)!))
         try await player.perform(.setVolume(volume))
+        if tempo != 100 { try await player.perform(.setTempo(percent: tempo)) }
         if let (a, b) = try loopSeconds() { try await applyLoop(player, entry: ids[0], a, b, logger: logger) }
         try await player.perform(.playEntry(ids[0]))
         if start > 0 { try await player.perform(.seek(seconds: start)) }

@@ -180,13 +180,27 @@ import Testing
         _ = await driver.send("play 0\nseekcur 2")
         #expect(
             await driver.send("loop_a\nseekcur 4\nloop_b\nloop_status")
-                == "OK\nOK\nOK\nloop_start: 2.000\nloop_end: 4.000\nOK\n")
-        #expect(await driver.send("loop_nudge b -500\nloop_status") == "OK\nloop_start: 2.000\nloop_end: 3.500\nOK\n")
+                == "OK\nOK\nOK\nloop_start: 2.000\nloop_end: 4.000\ntempo: 100\nOK\n")
+        #expect(await driver.send("loop_nudge b -500\nloop_status") == "OK\nloop_start: 2.000\nloop_end: 3.500\ntempo: 100\nOK\n")
         #expect(
             await driver.send("loop_set 1 2.5 3\nloop_status")
-                == "OK\nloop_start: 1.000\nloop_end: 2.500\nloop_repeat: 3\nOK\n")
+                == "OK\nloop_start: 1.000\nloop_end: 2.500\nloop_repeat: 3\ntempo: 100\nOK\n")
         #expect(await driver.send("loop_nudge c 1") == "ACK [2@0] {loop_nudge} loop end must be \"a\" or \"b\"\n")
-        #expect(await driver.send("loop_clear\nloop_status\nloop_cycle") == "OK\nOK\nOK\n")
+        #expect(await driver.send("loop_clear\nloop_status\nloop_cycle") == "OK\ntempo: 100\nOK\nOK\n")
         #expect(await driver.backend.performed.suffix(2) == [.loopClear, .loopCycle])
+    }
+
+    @Test func tempoAndSpeedTrainerCommands() async {
+        var driver = await queued()
+        #expect(await driver.send("tempo") == "tempo: 100\nOK\n")
+        #expect(await driver.send("tempo 80\ntempo") == "OK\ntempo: 80\nOK\n")
+        #expect(await driver.send("tempo -10\ntempo +5") == "OK\nOK\n")
+        #expect(await driver.backend.performed.suffix(3) == [.setTempo(percent: 80), .changeTempo(by: -10), .changeTempo(by: 5)])
+        #expect(await driver.send("tempo fast") == "ACK [2@0] {tempo} tempo must be a percentage (50-150) or +N/-N\n")
+        #expect(await driver.send("speed_trainer 70 5 2 100\nspeed_trainer off") == "OK\nOK\n")
+        let plan = SpeedTrainerPlan(startPercent: 70, stepPercent: 5, everyPasses: 2, ceilingPercent: 100)
+        #expect(await driver.backend.performed.suffix(2) == [.speedTrainer(plan), .speedTrainer(nil)])
+        #expect(await driver.send("speed_trainer 90 5 2 80") == "ACK [2@0] {speed_trainer} the ceiling must not be below the start\n")
+        #expect(await driver.send("speed_trainer 70 5") == "ACK [2@0] {speed_trainer} speed_trainer START STEP EVERY CEILING, or off\n")
     }
 }

@@ -5,7 +5,9 @@ import FermataCore
 ///
 /// `loop_a`, `loop_b` (set an end at the heard sample), `loop_cycle` (the one-button A → B → clear cycle),
 /// `loop_clear`, `loop_nudge a|b MS` (signed milliseconds), `loop_set START END [COUNT]` (seconds; COUNT limits the
-/// jumps back) and `loop_status` (`loop_start`/`loop_end` in seconds, `loop_repeat`, `loop_pending_a`).
+/// jumps back) and `loop_status` (`loop_start`/`loop_end` in seconds, `loop_repeat`, `loop_pending_a`, `tempo`);
+/// `tempo [PERCENT|+N|-N]` (speed without pitch change, 50–150; without an argument prints `tempo: N`) and
+/// `speed_trainer START STEP EVERY CEILING` / `speed_trainer off`.
 /// Stateless; run on the executing command's task.
 enum FermataCommands {
     static func loopA(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetA) }
@@ -36,5 +38,30 @@ enum FermataCommands {
             if let count = loop.repeatCount { c.response.line("loop_repeat", count) }
         }
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
+        c.response.line("tempo", player.tempoPercent)
+    }
+
+    static func tempo(_ c: inout CommandContext) async throws {
+        guard let text = c.argument(0) else {
+            c.response.line("tempo", try await c.backend.status().player.tempoPercent)
+            return
+        }
+        guard let value = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
+            throw MPDError.badArgument("tempo must be a percentage (50-150) or +N/-N")
+        }
+        let relative = text.hasPrefix("+") || text.hasPrefix("-")
+        try await c.backend.perform(relative ? .changeTempo(by: value) : .setTempo(percent: value))
+    }
+
+    static func speedTrainer(_ c: inout CommandContext) async throws {
+        if c.arguments.count == 1, c.arguments[0] == "off" {
+            try await c.backend.perform(.speedTrainer(nil))
+            return
+        }
+        guard c.arguments.count == 4 else { throw MPDError.badArgument("speed_trainer START STEP EVERY CEILING, or off") }
+        let plan = SpeedTrainerPlan(startPercent: try c.int(0), stepPercent: try c.int(1), everyPasses: try c.int(2),
+                                    ceilingPercent: try c.int(3))
+        if let problem = plan.problem { throw MPDError.badArgument(problem) }
+        try await c.backend.perform(.speedTrainer(plan))
     }
 }

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+
+/// `fermata tempo [N|+N|-N]`: shows or sets the playback speed without pitch change (50–150 %, 5 % steps).
+struct TempoCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tempo", abstract: "Show or set the speed without pitch change (50-150 %, steps of 5).")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(parsing: .allUnrecognized, help: "New speed in percent, or +N / -N.") var words: [String] = []
+
+    func validate() throws {
+        guard words.count <= 1 else { throw ValidationError("give at most one speed: N, +N or -N") }
+        if let value = words.first, Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) == nil {
+            throw ValidationError("speed must be a percentage, +N or -N")
+        }
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            if let value = words.first { _ = try client.command("tempo \(value)") }
+            print("tempo \(dictionary(try client.command("tempo"))["tempo"] ?? "-") %")
+        }
+    }
+}
+
+/// `fermata trainer START STEP EVERY CEILING` or `fermata trainer off`: the speed trainer on the A–B loop.
+struct TrainerCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trainer",
+        abstract: "Loop speed trainer: start at START %, add STEP % every EVERY passes up to CEILING %; or off.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "START STEP EVERY CEILING (e.g. 70 5 2 100), or off.") var words: [String]
+
+    func validate() throws {
+        guard words == ["off"] || (words.count == 4 && words.allSatisfy({ Int($0) != nil })) else {
+            throw ValidationError("use: trainer START STEP EVERY CEILING (numbers), or trainer off")
+        }
+    }
+
+    func run() throws { try SimpleCommand.send(connection, "speed_trainer " + words.joined(separator: " ")) }
+}
