@@ -34,6 +34,33 @@ public enum ControlAction: Sendable, Hashable {
     case changeTempo(by: Int)
     /// Starts the speed trainer on the A–B loop, or ends it (nil; the tempo stays where it got to).
     case speedTrainer(SpeedTrainerPlan?)
+    /// Count-in clicks before playback starts (and before each loop pass if asked); nil or 0 beats: none.
+    case countIn(CountInPlan?)
+}
+
+/// A count-in: `beats` clicks (beat one accented) at the track's tempo: `bpm` when given, else the file's BPM tag,
+/// else `fallbackBPM`; multiplied by the playback speed. `beforeEachPass`: also before every A–B loop pass.
+public struct CountInPlan: Sendable, Hashable {
+    public var beats: Int
+    public var bpm: Double?
+    public var fallbackBPM: Double
+    public var beforeEachPass: Bool
+
+    public init(beats: Int, bpm: Double? = nil, fallbackBPM: Double = 100, beforeEachPass: Bool = false) {
+        self.beats = beats
+        self.bpm = bpm
+        self.fallbackBPM = fallbackBPM
+        self.beforeEachPass = beforeEachPass
+    }
+
+    /// Nil when usable: 1–16 beats, 20–400 BPM.
+    public var problem: String? {
+        guard (1...16).contains(beats) else { return "count-in beats must be 1-16" }
+        guard (bpm ?? fallbackBPM) >= 20 && (bpm ?? fallbackBPM) <= 400 && (20...400).contains(fallbackBPM) else {
+            return "count-in tempo must be 20-400 BPM"
+        }
+        return nil
+    }
 }
 
 /// The speed trainer: start at `startPercent`, add `stepPercent` every `everyPasses` loop passes, up to

@@ -16,6 +16,10 @@ extension DecodeLoop {
             shared.decoderBell.wait(nanoseconds: 5_000_000)
             return
         }
+        if let plan = passCountIn, plan.beats > 0 {
+            countInSeam(region, plan: plan)
+            return
+        }
         do throws(DecoderError) {
             if fade > 0 { readFully(track.decoder, into: tailBuffer, frames: fade, format: format) }
             try track.decoder.seek(toFrame: region.start)
@@ -35,6 +39,26 @@ extension DecodeLoop {
         track.position = region.start + Int64(fade)
         track.passes += 1
         active = track
+    }
+
+    /// At B with a count-in before each pass: the pass ends exactly at B, the clicks follow, then A (no crossfade:
+    /// the clicks are the break).
+    private func countInSeam(_ region: LoopRegion, plan: CountInPlan) {
+        guard var track = active else { return }
+        do throws(DecoderError) {
+            try track.decoder.seek(toFrame: region.start)
+        } catch {
+            events.yield(.trackFailed(track.item.entryID, error.description))
+            trackFinished()
+            return
+        }
+        converter.flush { shared.ring.write($0) }
+        converter.reset()
+        trainAtSeam(passes: track.passes + 1)
+        track.position = region.start
+        track.passes += 1
+        active = track
+        beginCountIn(plan, item: track.item, at: region.start, sourceRate: track.format.sampleRate)
     }
 
     /// The speed trainer's step: every `everyPasses` passes the tempo rises by `step`, up to the ceiling. The

@@ -34,7 +34,8 @@ extension DecodeLoop {
 
     // MARK: commands
 
-    func start(_ item: PlayableItem, at frame: Int64) {
+    func start(_ item: PlayableItem, at frame: Int64, countIn: CountInPlan? = nil) {
+        clicks = nil
         if upcoming?.after != item.entryID { upcoming = nil }
         awaiting = nil
         let decoder: any AudioDecoder
@@ -58,10 +59,12 @@ extension DecodeLoop {
         requestFlush(needsReopen ? .reopen : .drop, open: wanted)
         converter.reset()
         begin(item, decoder: decoder, at: max(0, frame), kind: .trackStart)
+        if let countIn { beginCountIn(countIn, item: item, at: max(0, frame), sourceRate: source.sampleRate) }
         resume()
     }
 
     func stop() {
+        clicks = nil
         requestFlush(.close, open: nil)
         active = nil
         awaiting = nil

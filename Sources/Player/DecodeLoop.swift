@@ -38,6 +38,11 @@ final class DecodeLoop: @unchecked Sendable {
     var upcoming: (after: EntryID, item: PlayableItem?)?
     var loop: (entry: EntryID, region: LoopRegion)?
     var trainer: SpeedTrainer?
+    /// The count-in before each loop pass, if any.
+    var passCountIn: CountInPlan?
+    /// Clicks still to write before the music (see `ClickTrack`).
+    var clicks: ClickTrack?
+    let clickScratch: UnsafeMutablePointer<Float>
     var device: AudioFormat?
     var generation = 0
     var markSerial = 0
@@ -62,6 +67,7 @@ final class DecodeLoop: @unchecked Sendable {
         tailBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
         headBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
         mixBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
+        clickScratch = .allocate(capacity: Self.chunkFrames * 8)
     }
 
     deinit {
@@ -69,6 +75,7 @@ final class DecodeLoop: @unchecked Sendable {
         tailBuffer.deallocate()
         headBuffer.deallocate()
         mixBuffer.deallocate()
+        clickScratch.deallocate()
     }
 
     /// Any thread: queues a command and wakes the decoder thread.
@@ -95,9 +102,10 @@ final class DecodeLoop: @unchecked Sendable {
 
     private func handle(_ command: DecoderCommand) {
         switch command {
-        case let .start(item, frame, generation):
+        case let .start(item, frame, generation, countIn):
             startGeneration = generation
-            start(item, at: frame)
+            start(item, at: frame, countIn: countIn)
+        case let .setPassCountIn(plan): passCountIn = plan
         case let .setUpcoming(after, item): setUpcoming(after: after, item)
         case let .setLoop(entry, region): setLoop(entry: entry, region)
         case let .setTempo(tempo): changeTempo(tempo)
@@ -122,6 +130,7 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// Decodes and writes one chunk of the active track (or performs the loop seam / the end-of-track hand-over).
     private func step() {
+        if clicks != nil, writeClicks() { return }
         guard var track = active, let device else { return }
         let region = activeLoop(for: track)
         if let region, track.position >= region.end {
@@ -175,17 +184,20 @@ final class DecodeLoop: @unchecked Sendable {
     }
 
     /// Records a mark in the ring at the current write position.
-    func pushMark(_ kind: TrackMark.Kind, item: PlayableItem?, sourceFrame: Int64, sourceRate: Int) {
+    /// `ratio` overrides the source frames per device frame (0 during a count-in: the position holds still).
+    func pushMark(_ kind: TrackMark.Kind, item: PlayableItem?, sourceFrame: Int64, sourceRate: Int,
+                  ratio: Double? = nil) {
         markSerial += 1
         let position = shared.ring.writePosition
+        let ratio = ratio ?? converter.ratio
         let mark = TrackMark(serial: markSerial, generation: startGeneration, position: position, kind: kind,
                              entryID: item?.entryID ?? -1,
-                             sourceFrame: sourceFrame, sourceRate: Int32(sourceRate), rateRatio: converter.ratio)
+                             sourceFrame: sourceFrame, sourceRate: Int32(sourceRate), rateRatio: ratio)
         while !shared.marks.push(mark) { shared.decoderBell.wait(nanoseconds: 5_000_000) }
         if let item, let device {
             segments.removeAll { $0.position >= position }
             segments.append(Segment(position: position, item: item, sourceFrame: sourceFrame,
-                                    bytesPerFrame: device.bytesPerFrame, ratio: converter.ratio))
+                                    bytesPerFrame: device.bytesPerFrame, ratio: ratio))
             let released = shared.ring.releasedPosition
             while segments.count > 1 && segments[1].position <= released { segments.removeFirst() }
         }

@@ -21,11 +21,12 @@ public enum EngineEvent: Sendable, Equatable {
 
 /// A request to the decoder thread.
 enum DecoderCommand: Sendable {
-    case start(PlayableItem, frame: Int64, generation: Int)
+    case start(PlayableItem, frame: Int64, generation: Int, countIn: CountInPlan?)
     case setUpcoming(after: EntryID, PlayableItem?)
     case setLoop(entry: EntryID, LoopRegion?)
     case setTempo(Double)
     case setTrainer(SpeedTrainer?)
+    case setPassCountIn(CountInPlan?)
     case stop
 }
 

@@ -57,9 +57,9 @@ public final class PlaybackEngine: Sendable {
     /// Plays `item` from `frame`, discarding what the device holds (start, skip, seek).
     /// Returns the start's generation: `position().generation` reaches it once the new audio is heard.
     @discardableResult
-    public func start(_ item: PlayableItem, atFrame frame: Int64 = 0) -> Int {
+    public func start(_ item: PlayableItem, atFrame frame: Int64 = 0, countIn: CountInPlan? = nil) -> Int {
         let generation = startCount.add(1, ordering: .relaxed).newValue
-        decodeLoop.send(.start(item, frame: frame, generation: generation))
+        decodeLoop.send(.start(item, frame: frame, generation: generation, countIn: countIn))
         return generation
     }
     /// Says what plays after `entry` (nil: the stream ends after it).
@@ -75,6 +75,8 @@ public final class PlaybackEngine: Sendable {
     public func setTempo(_ tempo: Double) { decodeLoop.send(.setTempo(tempo)) }
     /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
     public func setTrainer(_ trainer: SpeedTrainer?) { decodeLoop.send(.setTrainer(trainer)) }
+    /// Count-in clicks before every A–B loop pass (nil: none).
+    public func setPassCountIn(_ plan: CountInPlan?) { decodeLoop.send(.setPassCountIn(plan)) }
 
     public func setPaused(_ paused: Bool) {
         shared.pauseRequested.store(paused, ordering: .releasing)

@@ -32,11 +32,11 @@ extension Player {
                 throw ActionError.emptyQueue
             }
             engine.setPaused(false)
-            await begin(entry)
+            await begin(entry, countingIn: true)
         case let .playEntry(id):
             guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
             engine.setPaused(false)
-            await begin(entry)
+            await begin(entry, countingIn: true)
         case .pause: setPaused(true)
         case .resume: setPaused(false)
         case .togglePause: setPaused(!engine.isPauseRequested)
@@ -61,6 +61,11 @@ extension Player {
             setSpeedTrainer(startPercent: plan.startPercent, stepPercent: plan.stepPercent,
                             everyPasses: plan.everyPasses, ceilingPercent: plan.ceilingPercent)
         case .speedTrainer(nil): clearSpeedTrainer()
+        case let .countIn(plan):
+            if let plan, plan.beats > 0, let problem = plan.problem { throw ActionError.invalidValue(problem) }
+            countIn = plan.flatMap { $0.beats > 0 ? $0 : nil }
+            engine.setPassCountIn(countIn?.beforeEachPass == true ? countIn : nil)
+            changeSink.yield(.options)
         case .loopSetA: try setLoopA()
         case .loopSetB: try setLoopB()
         case .loopCycle:

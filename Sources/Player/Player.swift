@@ -20,6 +20,8 @@ public actor Player: PlayerControl {
     var single = false
     /// Playback speed in percent (100: untouched).
     var tempoPercent = 100
+    /// The count-in before playback starts, if any.
+    var countIn: CountInPlan?
     var consume = false
     var volume = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
@@ -172,11 +174,12 @@ public actor Player: PlayerControl {
         return PlayableItem(entryID: entry.id, path: path(for: entry.uri), replayGain: gain ?? 1)
     }
 
-    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0) async {
+    /// Starts `entry` at `frame`; `countingIn`: with the count-in (a start from play, not a seek or a skip).
+    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, countingIn: Bool = false) async {
         stopped = false
         current = entry.id
         consecutiveFailures = 0
-        let generation = engine.start(item(entry), atFrame: frame)
+        let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? countIn : nil)
         requestedStart = (generation, entry.id, frame)
         transportChanged()
         await persistence?.saveSnapshot(snapshot(frame: frame))

@@ -39,3 +39,23 @@ struct TrainerCommand: ParsableCommand {
 
     func run() throws { try SimpleCommand.send(connection, "speed_trainer " + words.joined(separator: " ")) }
 }
+
+/// `fermata countin BEATS [--bpm N] [--each-pass]` or `fermata countin off`: clicks before play starts.
+struct CountInCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "countin", abstract: "Count-in clicks before playing (and before each loop pass); or off.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "Number of clicks (1-16), or off.") var beats: String
+    @Option(help: "Tempo in BPM (default: the file's BPM tag, else 100).") var bpm: Double?
+    @Flag(help: "Also before every pass of the A-B loop.") var eachPass = false
+
+    func validate() throws {
+        guard beats == "off" || Int(beats) != nil else { throw ValidationError("BEATS must be a number or off") }
+    }
+
+    func run() throws {
+        let line = beats == "off" ? "count_in off"
+            : "count_in \(beats) " + (bpm.map { String($0) } ?? "tag") + (eachPass ? " each" : "")
+        try SimpleCommand.send(connection, line)
+    }
+}

@@ -203,4 +203,15 @@ import Testing
         #expect(await driver.send("speed_trainer 90 5 2 80") == "ACK [2@0] {speed_trainer} the ceiling must not be below the start\n")
         #expect(await driver.send("speed_trainer 70 5") == "ACK [2@0] {speed_trainer} speed_trainer START STEP EVERY CEILING, or off\n")
     }
+
+    @Test func countInCommand() async {
+        var driver = await queued()
+        #expect(await driver.send("count_in 4 120 each\ncount_in 2\ncount_in 3 tag\ncount_in off") == "OK\nOK\nOK\nOK\n")
+        #expect(await driver.backend.performed.suffix(4) == [
+            .countIn(CountInPlan(beats: 4, bpm: 120, beforeEachPass: true)), .countIn(CountInPlan(beats: 2)),
+            .countIn(CountInPlan(beats: 3)), .countIn(nil),
+        ])
+        #expect(await driver.send("count_in 40") == "ACK [2@0] {count_in} count-in beats must be 1-16\n")
+        #expect(await driver.send("count_in 4 fast") == "ACK [2@0] {count_in} count_in BEATS [BPM|tag] [each], or off\n")
+    }
 }

@@ -14,6 +14,7 @@ public enum CommandTable {
         CommandSpec("commands", .none, 0, 0, ConnectionCommands.commands),
         CommandSpec("consume", .control, 1, 1, PlaybackCommands.consume),
         CommandSpec("count", .read, 1, nil, DatabaseCommands.count),
+        CommandSpec("count_in", .control, 1, 3, FermataCommands.countIn),
         CommandSpec("crossfade", .control, 1, 1, PlaybackCommands.crossfade),
         CommandSpec("currentsong", .read, 0, 0, StatusCommands.currentSong),
         CommandSpec("decoders", .read, 0, 0, ConnectionCommands.decoders),

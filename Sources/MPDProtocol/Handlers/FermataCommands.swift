@@ -7,7 +7,8 @@ import FermataCore
 /// `loop_clear`, `loop_nudge a|b MS` (signed milliseconds), `loop_set START END [COUNT]` (seconds; COUNT limits the
 /// jumps back) and `loop_status` (`loop_start`/`loop_end` in seconds, `loop_repeat`, `loop_pending_a`, `tempo`);
 /// `tempo [PERCENT|+N|-N]` (speed without pitch change, 50–150; without an argument prints `tempo: N`) and
-/// `speed_trainer START STEP EVERY CEILING` / `speed_trainer off`.
+/// `speed_trainer START STEP EVERY CEILING` / `speed_trainer off`; `count_in BEATS [BPM|tag] [each]` / `count_in off`
+/// (clicks before play starts, and with `each` before every loop pass; `tag` or no BPM: the file's BPM tag, else 100).
 /// Stateless; run on the executing command's task.
 enum FermataCommands {
     static func loopA(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetA) }
@@ -51,6 +52,22 @@ enum FermataCommands {
         }
         let relative = text.hasPrefix("+") || text.hasPrefix("-")
         try await c.backend.perform(relative ? .changeTempo(by: value) : .setTempo(percent: value))
+    }
+
+    static func countIn(_ c: inout CommandContext) async throws {
+        if c.arguments == ["off"] || c.arguments == ["0"] {
+            try await c.backend.perform(.countIn(nil))
+            return
+        }
+        let beats = try c.int(0)
+        var bpm: Double?
+        if let text = c.argument(1), text != "tag", text != "each" {
+            guard let value = Double(text) else { throw MPDError.badArgument("count_in BEATS [BPM|tag] [each], or off") }
+            bpm = value
+        }
+        let plan = CountInPlan(beats: beats, bpm: bpm, beforeEachPass: c.arguments.dropFirst().contains("each"))
+        if let problem = plan.problem { throw MPDError.badArgument(problem) }
+        try await c.backend.perform(.countIn(plan))
     }
 
     static func speedTrainer(_ c: inout CommandContext) async throws {
