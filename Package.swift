@@ -125,6 +125,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
         .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
+        // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
+        .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.

@@ -1,0 +1,78 @@
+import Foundation
+import TestSupport
+
+/// ../shared/kernel-lab for the fault tests: boots a real Linux kernel (snd-aloop, tmpfs with a size limit) and runs a
+/// guest scenario there as root against the built fermatad. The `--check` answer is computed once per process; the
+/// other members are called from the tests' tasks.
+enum KernelLab {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let script = repository.deletingLastPathComponent()
+        .appendingPathComponent("shared/kernel-lab/run-in-kernel.sh").path
+    static let guest = repository.appendingPathComponent("Tests/DaemonFaultTests/guest").path
+
+    /// Whether the lab can run here; prints the reason when it cannot (the tests then skip).
+    /// FERMATA_KERNEL_TESTS=0 opts out.
+    static let available: Bool = {
+        if ProcessInfo.processInfo.environment["FERMATA_KERNEL_TESTS"] == "0" {
+            print("SKIP DaemonFaultTests (kernel lab): FERMATA_KERNEL_TESTS=0")
+            return false
+        }
+        guard FileManager.default.isExecutableFile(atPath: script) else {
+            print("SKIP DaemonFaultTests (kernel lab): no kernel lab at \(script)")
+            return false
+        }
+        let result = runBlocking([script, "--check"])
+        if result.status != 0 { print("SKIP DaemonFaultTests (kernel lab): \(result.output)") }
+        return result.status == 0
+    }()
+
+    /// Runs `guest/SCENARIO OUT FERMATAD` in the VM with `out` shared read-write; the lab's exit status and output.
+    static func run(scenario: String, out: String, fermatad: String) async throws -> FaultDaemon.Result {
+        try await onThread { runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad]) }
+    }
+
+    private static func runBlocking(_ arguments: [String]) -> FaultDaemon.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        do { try process.run() } catch { return FaultDaemon.Result(status: 127, output: "", errors: "\(error)") }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return FaultDaemon.Result(status: process.terminationStatus, output: text, errors: "")
+    }
+
+    /// A fresh shared folder with an empty configuration and `music/a.wav`, `music/b.wav` (44.1 kHz stereo 16-bit
+    /// silence, `seconds` long).
+    static func prepareFolder(seconds: Int) throws -> TemporaryDirectory {
+        let out = try TemporaryDirectory(prefix: "fermata-fault-kl")
+        try "# fault tests: defaults only\n".write(toFile: out.file("fermata.toml"), atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: out.file("music"), withIntermediateDirectories: true)
+        let frames = 44_100 * seconds
+        var data = Data("RIFF".utf8)
+        func le<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        le(UInt32(36 + frames * 4))
+        data.append(Data("WAVEfmt ".utf8))
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(44_100)); le(UInt32(44_100 * 4)); le(UInt16(4)); le(UInt16(16))
+        data.append(Data("data".utf8))
+        le(UInt32(frames * 4))
+        data.append(Data(count: frames * 4))
+        for name in ["a.wav", "b.wav"] { try data.write(to: out.url("music/" + name)) }
+        return out
+    }
+
+    /// The scenario's "key value…" lines, by key (a key written twice keeps the last).
+    static func results(_ path: String) -> [String: [String]] {
+        let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+        var values: [String: [String]] = [:]
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ").map(String.init)
+            if let key = words.first { values[key] = Array(words.dropFirst()) }
+        }
+        return values
+    }
+}
