@@ -2,6 +2,13 @@
 // Fermata: a headless, gapless jukebox for single-board computers.
 import PackageDescription
 
+/// The installed programs' LOAD segments are aligned to 16 KiB, so they also run on kernels with 16 KiB pages
+/// (Raspberry Pi 5); deploy/build-for-board.sh checks it with readelf.
+let boardPageAlignment: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "max-page-size=16384",
+                  "-Xlinker", "-z", "-Xlinker", "common-page-size=16384"]),
+]
+
 let package = Package(
     name: "Fermata",
     products: [
@@ -64,7 +71,8 @@ let package = Package(
                 "Daemon", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: boardPageAlignment
         ),
         .executableTarget(
             name: "fermata",
@@ -72,7 +80,8 @@ let package = Package(
                 "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: boardPageAlignment
         ),
         .executableTarget(name: "ResumeBench", dependencies: ["TestSupport"]),
         .executableTarget(
