@@ -6,8 +6,8 @@
 #   deploy/build-for-board.sh [--dry-run] [--out DIR]                  on the board (or any machine of that release
 #                                                                       and architecture): a native release build
 #   deploy/build-for-board.sh --swift-sdk NAME --release trixie --arch arm64 [--dry-run] [--out DIR]
-#                                                                       cross-build with a Swift SDK made from a
-#                                                                       Debian sysroot (see README, "Building for a board")
+#                                                                       cross-build with a Swift SDK made from a Debian
+#                                                                       sysroot (README: "Building for a board")
 #   deploy/build-for-board.sh --check-alignment FILE...                 only the 16 KiB page check below
 #
 # Every binary is checked before it is packed: each PT_LOAD segment must be aligned to at least 16 KiB (0x4000), or
@@ -27,8 +27,8 @@ check_alignment() {
         if [ -z "$loads" ]; then echo "alignment: $file: not an ELF program with LOAD segments" >&2; bad=1; continue; fi
         for align in $loads; do
             if [ $((align)) -lt $((0x4000)) ]; then
-                echo "alignment: $file: LOAD segment aligned to $align, below 0x4000: it will not run on a 16 KiB-page" \
-                    "kernel (Raspberry Pi 5); link with -Xlinker -z -Xlinker max-page-size=16384" >&2
+                echo "alignment: $file: LOAD segment aligned to $align, below 0x4000: it will not run on a" \
+                    "16 KiB-page kernel (Raspberry Pi 5); link with -Xlinker -z -Xlinker max-page-size=16384" >&2
                 bad=1
             fi
         done
@@ -63,8 +63,14 @@ else
     arch=${arch:-$(dpkg --print-architecture 2>/dev/null || uname -m)}
 fi
 case "$arch" in aarch64) arch=arm64 ;; x86_64) arch=amd64 ;; esac
-case "$release" in bookworm|trixie) ;; *) echo "build-for-board.sh: release $release: only bookworm and trixie" >&2; exit 2 ;; esac
-case "$arch" in arm64|amd64) ;; *) echo "build-for-board.sh: arch $arch: only arm64 and amd64 (64-bit OS)" >&2; exit 2 ;; esac
+case "$release" in
+    bookworm|trixie) ;;
+    *) echo "build-for-board.sh: release $release: only bookworm and trixie" >&2; exit 2 ;;
+esac
+case "$arch" in
+    arm64|amd64) ;;
+    *) echo "build-for-board.sh: arch $arch: only arm64 and amd64 (64-bit OS)" >&2; exit 2 ;;
+esac
 
 version=$(git -C "$project" describe --tags --always --dirty 2>/dev/null || echo unknown)
 name="fermata-$version-$release-$arch"
@@ -88,4 +94,5 @@ echo "$release $arch $version" > "$stage/$name/TARGET"
 mkdir -p "$out"
 tar -C "$stage" -czf "$out/$name.tar.gz" "$name"
 echo "built $out/$name.tar.gz ($(du -h "$out/$name.tar.gz" | cut -f1)); install it on the board with:"
-echo "  sudo deploy/install.sh --from-artifact $name.tar.gz   (or: tar xzf $name.tar.gz && sudo $name/deploy/install.sh --binaries $name/bin)"
+echo "  sudo deploy/install.sh --from-artifact $name.tar.gz"
+echo "  (or: tar xzf $name.tar.gz && sudo $name/deploy/install.sh --binaries $name/bin)"

@@ -95,7 +95,10 @@ case "$codename" in
 esac
 system apt-get install -y --no-install-recommends $packages
 
-# 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries.
+# 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries / --from-artifact. Replacing
+#    installed ones is an upgrade: the running daemon is restarted at the end to run the new version.
+upgrade=0
+[ ! -e "$root/usr/local/bin/fermatad" ] || upgrade=1
 if [ -z "$binaries" ]; then
     binaries="$project/.build/release"
     for product in fermatad fermata; do
@@ -134,4 +137,5 @@ system chown fermata:fermata /var/lib/fermata
 # 6. Start.
 system systemctl daemon-reload
 system systemctl enable --now fermata.service
+[ $upgrade -eq 0 ] || system systemctl restart fermata.service
 echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"

@@ -8,7 +8,8 @@ import TestSupport
     @Test func badValueExitsWith78NamingFileLineAndKey() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-fault-config")
         let config = dir.file("fermata.toml")
-        try "# a test configuration\n[playback]\nresume = \"sometimes\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        try "# a test configuration\n[playback]\nresume = \"sometimes\"\n"
+            .write(toFile: config, atomically: true, encoding: .utf8)
         let run = try await FaultDaemon.runToEnd(["--config", config, "--state", dir.file("state"), "--output", "null",
                                                  "--listen", "", "--socket", ""])
         #expect(run.status == 78, "\(run)")

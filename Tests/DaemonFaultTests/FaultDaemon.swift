@@ -16,8 +16,15 @@ final class FaultDaemon: @unchecked Sendable {
         var description: String { "exit \(status)\nstdout: \(output)\nstderr: \(errors)" }
     }
 
+    /// A set-up step that failed, with what it printed.
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
     static var binary: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermatad").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fermatad").path
     }
 
     let process = Process()
@@ -43,7 +50,8 @@ final class FaultDaemon: @unchecked Sendable {
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
 
     /// Starts fermatad and waits (up to 30 s) until it answers MPD.
-    static func start(_ arguments: [String], environment: [String: String], logPath: String) async throws -> FaultDaemon {
+    static func start(_ arguments: [String], environment: [String: String], logPath: String) async throws
+        -> FaultDaemon {
         try await onThread {
             let daemon = try FaultDaemon(arguments: arguments, environment: environment, port: freeTCPPort(),
                                          logPath: logPath)

@@ -32,6 +32,43 @@ enum KernelLab {
         try await onThread { runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad]) }
     }
 
+    /// Runs `guest/SCENARIO OUT FERMATAD MODULES` with the lab kernel's loop and ext4 modules copied to `out/modules`
+    /// (the lab's initramfs has neither): taken from the kernel package in the lab's cache, unpacked once per host.
+    static func run(scenario: String, out: String, fermatad: String, withModules modules: [String]) async throws
+        -> FaultDaemon.Result {
+        try await onThread { try copyModules(modules, to: out + "/modules") }
+        return try await onThread {
+            runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad, out + "/modules"])
+        }
+    }
+
+    /// Copies `names` (.ko without the suffix) for the lab's kernel into `folder`.
+    private static func copyModules(_ names: [String], to folder: String) throws {
+        let setup = URL(fileURLWithPath: script).deletingLastPathComponent().appendingPathComponent("setup.sh").path
+        let paths = runBlocking([setup, "--paths"])
+        func value(_ key: String) -> String? {
+            let line = paths.output.split(separator: "\n").first { $0.hasPrefix(key + "=") }
+            return line.map { String($0.dropFirst(key.count + 1)) }
+        }
+        guard let vmlinux = value("VMLINUX"), let kver = value("KVER") else {
+            throw FaultDaemon.Failure("setup.sh --paths: \(paths.output)")
+        }
+        let package = URL(fileURLWithPath: vmlinux).deletingLastPathComponent()
+            .appendingPathComponent("linux-image.deb").path
+        let cache = "/tmp/fermata-kl-modules-\(kver)"
+        let files = FileManager.default
+        if !names.allSatisfy({ files.fileExists(atPath: "\(cache)/\($0).ko") }) {
+            let patterns = names.map { "'*/\($0).ko'" }.joined(separator: " ")
+            let unpack = runBlocking(["/bin/sh", "-c", "rm -rf \(cache).tmp && mkdir -p \(cache).tmp && "
+                + "dpkg-deb --fsys-tarfile \(package) | tar -x -C \(cache).tmp --wildcards \(patterns) && "
+                + "find \(cache).tmp -name '*.ko' -exec mv {} \(cache).tmp/ \\; && "
+                + "rm -rf \(cache) && mv \(cache).tmp \(cache)"])
+            guard unpack.status == 0 else { throw FaultDaemon.Failure("modules from \(package): \(unpack.output)") }
+        }
+        try files.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in names { try files.copyItem(atPath: "\(cache)/\(name).ko", toPath: "\(folder)/\(name).ko") }
+    }
+
     private static func runBlocking(_ arguments: [String]) -> FaultDaemon.Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
@@ -54,10 +91,14 @@ enum KernelLab {
         try FileManager.default.createDirectory(atPath: out.file("music"), withIntermediateDirectories: true)
         let frames = 44_100 * seconds
         var data = Data("RIFF".utf8)
-        func le<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        func le<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) }
+        }
         le(UInt32(36 + frames * 4))
         data.append(Data("WAVEfmt ".utf8))
-        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(44_100)); le(UInt32(44_100 * 4)); le(UInt16(4)); le(UInt16(16))
+        // fmt: 16 bytes, PCM, 2 channels, 44.1 kHz, bytes per second, 4-byte frames, 16 bits.
+        le(UInt32(16)); le(UInt16(1)); le(UInt16(2)); le(UInt32(44_100)); le(UInt32(44_100 * 4))
+        le(UInt16(4)); le(UInt16(16))
         data.append(Data("data".utf8))
         le(UInt32(frames * 4))
         data.append(Data(count: frames * 4))

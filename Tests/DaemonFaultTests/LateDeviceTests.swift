@@ -58,7 +58,8 @@ import TestSupport
         #expect(try await daemon.stop() == 0, "\(daemon.log)")
 
         let bytes = FileManager.default.contents(atPath: capture) ?? Data()
-        let heard = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }.map { Int32(Int16(littleEndian: $0)) }
+        let heard = bytes.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+            .map { Int32(Int16(littleEndian: $0)) }
         try #require(heard.count >= signal.count, "captured \(heard.count) of \(signal.count) samples")
         let firstDifference = zip(heard, signal).enumerated().first { $0.element.0 != $0.element.1 }?.offset
         #expect(firstDifference == nil, "the queue's signal from its first sample, bit-exact")

@@ -33,11 +33,11 @@ import TestSupport
     @Test func dryRunPrintsTheBuildCommandsAndTheArtifactName() async throws {
         let native = try await run("/bin/bash", [Self.script, "--dry-run", "--out", "/tmp/fermata-dist"])
         #expect(native.status == 0, "\(native.output)")
-        #expect(native.output.contains("+ swift build --package-path \(Self.project) -c release -j 2 --static-swift-stdlib "
-            + "--product fermatad"), "\(native.output)")
+        #expect(native.output.contains("+ swift build --package-path \(Self.project) -c release -j 2 "
+            + "--static-swift-stdlib --product fermatad"), "\(native.output)")
         #expect(native.output.contains("--product fermata\n"))
-        #expect(native.output.matches(#"(?s)artifact: /tmp/fermata-dist/fermata-[0-9a-z.-]+-(bookworm|trixie)-(amd64|arm64)\.tar\.gz\n.*"#),
-                "\(native.output)")
+        let name = #"(?s)artifact: /tmp/fermata-dist/fermata-[0-9a-z.-]+-(bookworm|trixie)-(amd64|arm64)\.tar\.gz\n.*"#
+        #expect(native.output.matches(name), "\(native.output)")
         let cross = try await run("/bin/bash", [Self.script, "--dry-run", "--swift-sdk", "debian-trixie-arm64",
                                                 "--release", "trixie", "--arch", "aarch64", "--out", "/tmp/d"])
         #expect(cross.status == 0, "\(cross.output)")
@@ -63,7 +63,8 @@ import TestSupport
         }
         try FileManager.default.copyItem(atPath: Self.project + "/README.md", toPath: top + "/README.md")
         try "bookworm amd64 test-1\n".write(toFile: top + "/TARGET", atomically: true, encoding: .utf8)
-        let tar = try await run("/bin/tar", ["-C", dir.path, "-czf", dir.file("a.tar.gz"), "fermata-test-bookworm-amd64"])
+        let tar = try await run("/bin/tar", ["-C", dir.path, "-czf", dir.file("a.tar.gz"),
+                                             "fermata-test-bookworm-amd64"])
         try #require(tar.status == 0, "\(tar.output)")
         let root = try TemporaryDirectory(prefix: "fermata-root-artifact")
 
@@ -81,6 +82,11 @@ import TestSupport
         #expect(installed.contains("fermatad stand-in"), "the artifact's fermatad, not a build: \(installed)")
         #expect(try String(contentsOfFile: root.file("etc/fermata/fermata.toml"), encoding: .utf8)
             .contains("music = \"/srv/music\""))
+        #expect(!real.output.contains("systemctl restart"), "a first install only starts: \(real.output)")
+        let upgrade = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
+                                                  "--from-artifact", dir.file("a.tar.gz"), "--board", "rpi-5"])
+        #expect(upgrade.output.contains("skip (--root): systemctl restart fermata.service"),
+                "replacing the binaries restarts the daemon: \(upgrade.output)")
         #expect(FileManager.default.fileExists(atPath: root.file("etc/fermata/board.toml")))
 
         try "trixie arm64 test-2\n".write(toFile: top + "/TARGET", atomically: true, encoding: .utf8)
