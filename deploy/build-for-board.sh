@@ -89,6 +89,15 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/bin"
 install -m 0755 "$bin/fermatad" "$bin/fermata" "$stage/$name/bin/"
+# Without symbols the programs are about 40 % smaller (fermatad 114 → 70 MB on amd64); llvm-objcopy from the Swift
+# toolchain strips any architecture, binutils' strip only the host's.
+objcopy_tool=$(command -v llvm-objcopy || echo "$(dirname "$(readlink -f "$(command -v swift)")")/llvm-objcopy")
+for program in "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"; do
+    if [ -x "$objcopy_tool" ]; then "$objcopy_tool" --strip-all "$program"
+    elif [ -z "$sdk" ]; then strip "$program"
+    else echo "build-for-board.sh: no llvm-objcopy; $program keeps its symbols" >&2; fi
+done
+check_alignment "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"
 cp -r "$project/boards" "$project/deploy" "$project/README.md" "$stage/$name/"
 echo "$release $arch $version" > "$stage/$name/TARGET"
 mkdir -p "$out"
