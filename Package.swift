@@ -2,6 +2,13 @@
 // Fermata: a headless, gapless jukebox for single-board computers.
 import PackageDescription
 
+/// The installed programs' LOAD segments are aligned to 16 KiB, so they also run on kernels with 16 KiB pages
+/// (Raspberry Pi 5); deploy/build-for-board.sh checks it with readelf.
+let boardPageAlignment: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "max-page-size=16384",
+                  "-Xlinker", "-z", "-Xlinker", "common-page-size=16384"]),
+]
+
 let package = Package(
     name: "Fermata",
     products: [
@@ -66,7 +73,8 @@ let package = Package(
                 "Daemon", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: boardPageAlignment
         ),
         .executableTarget(
             name: "fermata",
@@ -74,7 +82,8 @@ let package = Package(
                 "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            linkerSettings: boardPageAlignment
         ),
         .executableTarget(name: "ResumeBench", dependencies: ["TestSupport"]),
         .executableTarget(
@@ -127,6 +136,8 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
         .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
+        // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
+        .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
         .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.

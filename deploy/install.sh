@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Installs Fermata on a Debian 12/13 or Raspberry Pi OS (64-bit) machine, arm64 or amd64. Idempotent.
 #
-#   deploy/install.sh [--board NAME] [--binaries DIR] [--music DIR] [--dry-run] [--root DIR]
+#   deploy/install.sh [--board NAME] [--binaries DIR | --from-artifact FILE] [--music DIR] [--dry-run] [--root DIR]
 #   deploy/install.sh --uninstall [--purge-state] [--dry-run] [--root DIR]
 #
 # --board NAME     board profile from boards/ (default: detected from /proc/device-tree/model, else generic-40pin)
 # --binaries DIR   install fermatad and fermata from DIR instead of building them here
+# --from-artifact FILE   install from a tarball made by deploy/build-for-board.sh (binaries, boards, unit); it must
+#                  match this system's Debian release and architecture
 # --music DIR      music directory written into a new config (default /srv/music)
 # --dry-run        print every action, change nothing
 # --root DIR       install into DIR as if it were / (no packages, users or services: for tests and images)
@@ -13,7 +15,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(dirname "$here")
-root="" dry=0 uninstall=0 purge=0 board="" binaries="" music="/srv/music"
+root="" dry=0 uninstall=0 purge=0 board="" binaries="" music="/srv/music" artifact=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --root) root=${2%/}; shift 2 ;;
@@ -23,7 +25,8 @@ while [ $# -gt 0 ]; do
         --board) board=$2; shift 2 ;;
         --binaries) binaries=$2; shift 2 ;;
         --music) music=$2; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --from-artifact) artifact=$2; shift 2 ;;
+        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -50,8 +53,27 @@ if [ $uninstall -eq 1 ]; then
     exit 0
 fi
 
-# 1. Which Debian, which board.
+# 1. Which Debian, which board; a prebuilt artifact is unpacked (also for --dry-run: reading it changes nothing) and
+#    used in place of this checkout.
 codename=$( . "${root:-}/etc/os-release" 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}" || echo bookworm)
+if [ -n "$artifact" ]; then
+    unpacked=$(mktemp -d)
+    trap 'rm -rf "$unpacked"' EXIT
+    echo "+ tar -xzf $artifact -C <temporary folder>"
+    tar -xzf "$artifact" -C "$unpacked"
+    top=$(find "$unpacked" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+    [ -n "$top" ] && [ -x "$top/bin/fermatad" ] && [ -f "$top/TARGET" ] || {
+        echo "install.sh: $artifact is not a build-for-board.sh artifact (no bin/fermatad or TARGET)" >&2; exit 2; }
+    read -r built_release built_arch built_version < "$top/TARGET"
+    host_arch=$(dpkg --print-architecture 2>/dev/null || echo unknown)
+    if [ "$built_release" != "$codename" ] || { [ -z "$root" ] && [ "$built_arch" != "$host_arch" ]; }; then
+        echo "install.sh: $artifact was built for $built_release/$built_arch, this system is $codename/$host_arch" \
+            "(libFLAC and libgpiod differ between releases): use the matching artifact" >&2
+        exit 2
+    fi
+    echo "artifact: Fermata $built_version for $built_release/$built_arch"
+    project=$top here=$top/deploy binaries=$top/bin
+fi
 if [ -z "$board" ]; then
     model=$(tr -d '\0' < "${root:-}/proc/device-tree/model" 2>/dev/null || true)
     case "$model" in
@@ -73,7 +95,10 @@ case "$codename" in
 esac
 system apt-get install -y --no-install-recommends $packages
 
-# 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries.
+# 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries / --from-artifact. Replacing
+#    installed ones is an upgrade: the running daemon is restarted at the end to run the new version.
+upgrade=0
+[ ! -e "$root/usr/local/bin/fermatad" ] || upgrade=1
 if [ -z "$binaries" ]; then
     binaries="$project/.build/release"
     for product in fermatad fermata; do
@@ -112,4 +137,5 @@ system chown fermata:fermata /var/lib/fermata
 # 6. Start.
 system systemctl daemon-reload
 system systemctl enable --now fermata.service
+[ $upgrade -eq 0 ] || system systemctl restart fermata.service
 echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"

@@ -38,7 +38,13 @@ public final class ALSASink: AudioSink {
         } else {
             result = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         }
-        guard result >= 0, let handle else { throw failure(result, "open") }
+        guard result >= 0, let handle else {
+            // alsa-lib prints its own reason ("Unknown PCM …") for the first failed open; the retries every second
+            // while the device is away stay quiet until it opens again.
+            fermata_alsa_quiet_errors(1)
+            throw failure(result, "open")
+        }
+        fermata_alsa_quiet_errors(0)
         pcm = handle
         do throws(SinkOpenError) {
             return try configure(handle, requested, periodFrames: periodFrames, periods: periods)
