@@ -26,6 +26,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxConnections = 32
     public var connectionTimeout = 60
     public var logLevel = "info"
+    /// The `[output-NAME]` sections, in file order (empty: one ALSA output, `audio.output`).
+    public var outputs: [OutputConfig] = []
     /// Key → "default", "FILE:LINE" or "--flag".
     public var origins: [String: String] = [:]
 
@@ -44,7 +46,9 @@ public struct DaemonConfig: Sendable, Equatable {
         guard let text = String(data: data, encoding: .utf8) else {
             throw ConfigError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
         }
-        for entry in try ConfigFile.parse(text, file: file) {
+        let entries = try ConfigFile.parse(text, file: file)
+        config.outputs = try OutputConfig.parse(entries.filter { $0.section.hasPrefix(OutputConfig.prefix) }, file: file)
+        for entry in entries where !entry.section.hasPrefix(OutputConfig.prefix) {
             guard let key = ConfigKey.all.first(where: { $0.name == entry.qualifiedKey }) else {
                 throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: "unknown key")
             }
