@@ -15,6 +15,7 @@ public final class CommandWriter: TapWriter {
     private var backoffSeconds = 1
     public var label: String { "command `\(command)`" }
     public var descriptor: Int32 { fd }
+    public var isReading: Bool { fd >= 0 }
 
     public init(command: String, log: @escaping TapLog) {
         self.command = command

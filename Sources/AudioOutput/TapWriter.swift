@@ -12,6 +12,8 @@ public protocol TapWriter: AnyObject {
     /// Writes without blocking; returns the bytes accepted (0 when the reader is slow), or nil when the reader is gone
     /// (the writer has closed its end and will reopen in `service`).
     func write(_ bytes: UnsafeRawBufferPointer) -> Int?
+    /// Whether someone takes the data now (a FIFO reader that reads, a running command).
+    var isReading: Bool { get }
     /// Closes for good (and stops a spawned command).
     func close()
 }

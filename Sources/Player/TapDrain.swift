@@ -24,6 +24,8 @@ final class TapDrain {
     private var cursor = 0
     private var source: AudioFormat?
     private var wasEnabled = true
+    /// The reader left: skip what the ring holds so the next one starts at the present.
+    private var skipToLive = false
     private var reportedDrops = 0
     private var nextReport = 0
 
@@ -46,7 +48,7 @@ final class TapDrain {
         while !c.stopping.load(ordering: .acquiring) {
             let now = OutputLoop.monotonicNanoseconds()
             let ready = writer.service(nowNanoseconds: now)
-            c.connected.store(ready, ordering: .relaxed)
+            c.connected.store(ready && writer.isReading, ordering: .relaxed)
             reportDrops(c, now: now)
             let enabled = c.enabled.load(ordering: .relaxed)
             if enabled != wasEnabled {
@@ -72,6 +74,20 @@ final class TapDrain {
 
     /// Moves one chunk from the ring into `pending` (converted), or discards it. False when the ring was empty.
     private func takeChunk(_ c: TapShared, deliver: Bool, count: Bool) -> Bool {
+        if skipToLive {
+            skipToLive = false
+            let end = c.ring.writePosition
+            while let mark = c.marks.peek(), mark.position <= end {
+                _ = c.marks.pop()
+                if let source { c.dropped.add((mark.position - cursor) / source.bytesPerFrame, ordering: .relaxed) }
+                cursor = mark.position
+                source = mark.format
+                converter.configure(source: mark.format, device: format, gain: 1)
+            }
+            if let source { c.dropped.add((end - cursor) / source.bytesPerFrame, ordering: .relaxed) }
+            cursor = end
+            c.ring.release(upTo: cursor)
+        }
         while let mark = c.marks.peek(), mark.position <= cursor {
             _ = c.marks.pop()
             source = mark.format
@@ -111,6 +127,7 @@ final class TapDrain {
                 // The reader left mid-chunk: the next one starts at a frame boundary with fresh data.
                 pendingStart = 0
                 pendingEnd = 0
+                skipToLive = true
                 return
             }
             if n == 0 { return }
