@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
     pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev  # build
-    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3                                  # tests and demo
+    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 snapserver snapclient           # tests and demo
 )
 missing=()
 for p in "${packages[@]}"; do
