@@ -3,8 +3,9 @@
 # Idempotent: when every package is already installed it does nothing (no apt-get update).
 set -euo pipefail
 packages=(
-    pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev libespeak-ng-dev  # build
-    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip                      # tests and demo
+    pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev  # build
+    libespeak-ng-dev                                                                                              # build
+    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient               # tests and demo
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -90,8 +90,8 @@ fi
 
 # 2. Runtime packages (libFLAC and libgpiod sonames differ between bookworm and trixie).
 case "$codename" in
-    trixie|forky|sid) packages="libasound2t64 libflac14 libvorbisfile3 libgpiod3 libsoxr0 libsqlite3-0 alsa-utils" ;;
-    *) packages="libasound2 libflac12 libvorbisfile3 libgpiod2 libsoxr0 libsqlite3-0 alsa-utils" ;;
+    trixie|forky|sid) packages="libasound2t64 libflac14 libvorbisfile3 libgpiod3 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 alsa-utils" ;;
+    *) packages="libasound2 libflac12 libvorbisfile3 libgpiod2 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 alsa-utils" ;;
 esac
 system apt-get install -y --no-install-recommends $packages
 

@@ -35,8 +35,10 @@ public struct DaemonRuntime: Sendable {
         let store = StateStore(database: database, logger: logger)
         let head = try await store.loadHead()
         logger.debug("state loaded after \(ContinuousClock.now - started)")
-        let output = OutputSpec(parsing: outputName)
-        let engine = PlaybackEngine(sink: output.makeSink(), config: engineConfig())
+        var outputSettings = config
+        outputSettings.output = outputName
+        let made = OutputSet.make(config: outputSettings, saved: await store.loadOutputStates(), logger: logger)
+        let engine = PlaybackEngine(sink: made.sink, config: engineConfig(), taps: made.taps)
         let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
                             logger: Logger(label: "fermata.player"))
         let policy = Player.ResumePolicy(rawValue: config.resume) ?? .playing
@@ -47,13 +49,13 @@ public struct DaemonRuntime: Sendable {
         let saved = head.snapshot ?? firstStartSnapshot()
         await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,
                                   shuffledOrder: rest.shuffledOrder)
-        let summary = "fermatad ready after \(ContinuousClock.now - started): audio to \(output.destination); \(rest.entries.count) queue entries; "
+        let summary = "fermatad ready after \(ContinuousClock.now - started): audio to \(made.destination); \(rest.entries.count) queue entries; "
             + "state in \(database.path); output thread \(engine.schedulingNote)"
         logger.notice("\(summary)")
         let library = Library(database: database, musicDirectory: config.musicDirectory)
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let backend = try FermataBackend(player: player, library: library, playlists: playlists,
-                                         outputName: outputName, logger: logger)
+                                         outputs: made.outputs, store: store, logger: logger)
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }

@@ -17,8 +17,8 @@ public final class FermataBackend: MPDBackend {
     let library: Library
     let playlists: PlaylistStore
     let musicGuard: MusicPathGuard
-    let outputName: String
-    let outputEnabled = Mutex(true)
+    let outputs: OutputSet
+    let store: StateStore?
     let started = Date()
     let logger: Logger
     /// Songs by URI (library lookups for the queue), dropped after each scan.
@@ -26,11 +26,14 @@ public final class FermataBackend: MPDBackend {
     /// The newest scan job asked for: `status` reports it as `updating_db` from the `update` command on, like MPD.
     let requestedScan = Mutex(0)
 
-    public init(player: Player, library: Library, playlists: PlaylistStore, outputName: String, logger: Logger) throws {
+    /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
+    public init(player: Player, library: Library, playlists: PlaylistStore, outputs: OutputSet, store: StateStore?,
+                logger: Logger) throws {
         self.player = player
         self.library = library
         self.playlists = playlists
-        self.outputName = outputName
+        self.outputs = outputs
+        self.store = store
         self.logger = logger
         musicGuard = try MusicPathGuard(musicDirectory: library.musicDirectory)
         capabilities = BackendCapabilities(
@@ -122,19 +125,16 @@ public final class FermataBackend: MPDBackend {
 
     // MARK: outputs
 
-    public func outputs() async throws -> [OutputInfo] {
-        [OutputInfo(id: 0, name: outputName, plugin: outputName == "null" ? "null" : "alsa",
-                    enabled: outputEnabled.withLock { $0 })]
-    }
+    public func outputs() async throws -> [OutputInfo] { outputs.infos() }
 
-    /// Disabling the only output mutes it (the stream keeps its place); enabling restores the volume.
+    /// Switching the primary output off keeps playback paced (a paced null sink stands in) so the FIFO and command
+    /// outputs go on; the new state is saved before the answer.
     public func setOutput(_ id: Int, enabled: Bool?) async throws {
-        guard id == 0 else { throw MPDError(.noExist, "No such audio output") }
-        let now = outputEnabled.withLock { state in
-            state = enabled ?? !state
-            return state
+        guard let (name, now) = outputs.set(id, enabled: enabled) else {
+            throw MPDError(.noExist, "No such audio output")
         }
-        await player.setMuted(!now)
+        logger.notice("output \(name) \(now ? "enabled" : "disabled")")
+        await store?.saveOutputState(name: name, enabled: now)
         idle.publish(.output)
     }
 

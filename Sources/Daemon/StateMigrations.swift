@@ -33,5 +33,9 @@ enum StateMigrations {
                 );
                 """)
         }
+        migrations.register("v2-output-state") { db in
+            // Which outputs `enableoutput`/`disableoutput` left on, by output name (survives restarts).
+            try db.execute(sql: "CREATE TABLE output_state (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL)")
+        }
     }
 }

@@ -33,6 +33,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var controlsEntries: [ConfigEntry] = []
     /// The file the settings were read from, if any (controls errors name it).
     public var file: String?
+    /// The `[output-NAME]` sections, in file order (empty: one ALSA output, `audio.output`).
+    public var outputs: [OutputConfig] = []
     /// Key → "default", "FILE:LINE" or "--flag".
     public var origins: [String: String] = [:]
 
@@ -52,7 +54,9 @@ public struct DaemonConfig: Sendable, Equatable {
             throw ConfigError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
         }
         config.file = file
-        for entry in try ConfigFile.parse(text, file: file) {
+        let entries = try ConfigFile.parse(text, file: file)
+        config.outputs = try OutputConfig.parse(entries.filter { $0.section.hasPrefix(OutputConfig.prefix) }, file: file)
+        for entry in entries where !entry.section.hasPrefix(OutputConfig.prefix) {
             if entry.isControlsEntry && entry.qualifiedKey != "controls.board" {
                 config.controlsEntries.append(entry)
                 continue

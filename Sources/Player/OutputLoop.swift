@@ -13,6 +13,8 @@ final class OutputLoop {
     let shared: EngineShared
     let sink: any AudioSink
     let config: EngineConfig
+    /// Secondary outputs: each gets exactly the frames the sink accepted (after volume).
+    let taps: [OutputTap]
     private var state = OutputState.closed
     private var format: AudioFormat?
     private var bytesPerFrame = 0
@@ -28,10 +30,11 @@ final class OutputLoop {
     private static let scratchFrames = 8192
     private static let maxFrameBytes = 8 * 4
 
-    init(shared: EngineShared, sink: any AudioSink, config: EngineConfig) {
+    init(shared: EngineShared, sink: any AudioSink, config: EngineConfig, taps: [OutputTap] = []) {
         self.shared = shared
         self.sink = sink
         self.config = config
+        self.taps = taps
         scratch = .allocate(byteCount: Self.scratchFrames * Self.maxFrameBytes, alignment: 64)
         scratch.initializeMemory(as: UInt8.self, repeating: 0, count: Self.scratchFrames * Self.maxFrameBytes)
         gain = shared.volumeGain
@@ -81,6 +84,7 @@ final class OutputLoop {
         switch sink.write(scratch, frames: frames) {
         case let .written(n):
             cursor += n * bytesPerFrame
+            if n > 0 { for tap in taps { tap.feed(scratch, frames: n, format: format) } }
             if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
                 shared.firstFrameNanoseconds.store(Self.monotonicNanoseconds(), ordering: .relaxed)
             }

@@ -25,15 +25,17 @@ public final class PlaybackEngine: Sendable {
         init(outputLoop: OutputLoop) { self.outputLoop = outputLoop }
     }
 
-    /// Starts the threads. `sink` is handed to the output thread, which owns it from now on.
-    public init(sink: sending any AudioSink, config: EngineConfig = EngineConfig()) {
+    /// Starts the threads. `sink` is handed to the output thread, which owns it from now on; `taps` are the secondary
+    /// outputs fed with the frames `sink` accepts (their threads start and stop with the engine).
+    public init(sink: sending any AudioSink, config: EngineConfig = EngineConfig(), taps: [OutputTap] = []) {
         self.config = config
         let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
         events = stream
         eventsContinuation = continuation
         shared = EngineShared(ringBytes: config.ringBytes)
         decodeLoop = DecodeLoop(shared: shared, config: config, events: continuation)
-        threads = Threads(outputLoop: OutputLoop(shared: shared, sink: sink, config: config))
+        threads = Threads(outputLoop: OutputLoop(shared: shared, sink: sink, config: config, taps: taps))
+        for tap in taps { tap.start() }
         let threads = threads
         let decodeLoop = decodeLoop
         let shared = shared
@@ -126,6 +128,7 @@ public final class PlaybackEngine: Sendable {
         threads.decoder.join()
         threads.output.join()
         threads.monitor.join()
+        for tap in threads.outputLoop.taps { tap.stop() }
         eventsContinuation.finish()
     }
 

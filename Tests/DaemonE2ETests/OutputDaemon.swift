@@ -1,0 +1,170 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A real `fermatad` with a configuration of the test's choosing (`[output-NAME]` sections) on a library of two
+/// 48 kHz 16-bit stereo tracks cut from one sweep, so playing them back to back gives `signal` exactly.
+///
+/// Created by one test; its methods are called from that test's task only (blocking work goes through `onThread`).
+final class OutputDaemon: @unchecked Sendable {
+    static let rate = 48_000
+    /// Frames of each track (3 s and 2.5 s: the cut falls mid-period).
+    static let trackFrames = [144_000, 120_000]
+    /// Both tracks' samples, interleaved stereo, right-justified 16-bit.
+    static let signal: [Int32] = TestSignal.sweep(frames: trackFrames.reduce(0, +), channels: 2, bits: 16,
+                                                  sampleRate: rate, seed: 11)
+    /// `signal` as the little-endian bytes a 48000:16:2 device or FIFO receives.
+    static let signalBytes: [UInt8] = signal.flatMap { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+
+    let root: TemporaryDirectory
+    let state: String
+    private(set) var port = 0
+    private var process = Process()
+    var log: String { (try? String(contentsOfFile: state + "/fermatad.log", encoding: .utf8)) ?? "" }
+
+    /// Writes the library and `config` (the text of fermata.toml; `$ROOT` is replaced by the temporary directory).
+    init(config: String) throws {
+        root = try TemporaryDirectory(prefix: "fermata-outputs")
+        state = root.file("state")
+        try FileManager.default.createDirectory(atPath: root.file("music"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        var start = 0
+        for (index, frames) in Self.trackFrames.enumerated() {
+            try FLACFixture.write(path: root.file("music/\(index + 1).flac"),
+                                  samples: Array(Self.signal[(start * 2)..<((start + frames) * 2)]), channels: 2,
+                                  bitsPerSample: 16, sampleRate: Self.rate, tags: ["TITLE": "Part \(index + 1)"])
+            start += frames
+        }
+        try Data(config.replacingOccurrences(of: "$ROOT", with: root.path).utf8).write(to: root.url("fermata.toml"))
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    /// Starts the daemon (again, on the same state) and waits until it answers and has scanned the library.
+    func start() throws {
+        port = try MPDLink.freePort()
+        let logHandle = FileHandle(forWritingAtPath: state + "/fermatad.log") ?? {
+            _ = FileManager.default.createFile(atPath: state + "/fermatad.log", contents: nil)
+            return FileHandle(forWritingAtPath: state + "/fermatad.log")!
+        }()
+        logHandle.seekToEndOfFile()
+        defer { try? logHandle.close() }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Programs.built("fermatad"))
+        process.arguments = ["--config", root.file("fermata.toml"), "--music", root.file("music"), "--state", state,
+                             "--listen", "127.0.0.1:\(port)", "--socket", state + "/mpd.sock"]
+        process.environment = Programs.environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = logHandle
+        process.standardError = logHandle
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while !MPDLink.answers(port: port) {
+            guard process.isRunning, Date() < deadline else {
+                throw MPDLink.Failure(description: "fermatad did not start; log:\n\(log)")
+            }
+            usleep(20_000)
+        }
+        let update = try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port), "update", "--wait"])
+        guard update.status == 0 else { throw MPDLink.Failure(description: "mpc update --wait: \(update)") }
+    }
+
+    /// SIGTERM and wait; the exit status (-1 when it had to be killed).
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(20)
+        while process.isRunning && Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return -1
+        }
+        return process.terminationStatus
+    }
+
+    /// `mpc -h 127.0.0.1 -p PORT ARGUMENTS...` (blocking; call through `onThread`).
+    func mpc(_ arguments: String...) throws -> ProgramResult {
+        try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port)] + arguments)
+    }
+
+    /// One protocol command on a fresh connection (blocking).
+    func command(_ line: String) throws -> MPDLink.Reply { try MPDLink(port: port).command(line) }
+
+    /// Queues both tracks, plays them and waits (up to `seconds`) for the stream to end (blocking).
+    func playBothToEnd(seconds: Double = 60) throws {
+        _ = try command("clear")
+        _ = try command("add 1.flac")
+        _ = try command("add 2.flac")
+        _ = try command("play 0")
+        let deadline = Date().addingTimeInterval(seconds)
+        usleep(200_000)
+        while try command("status")["state"] != "stop" {
+            guard Date() < deadline else { throw MPDLink.Failure(description: "still playing after \(seconds) s") }
+            usleep(50_000)
+        }
+    }
+
+    /// The attributes of output `id` from `outputs` (name → value).
+    func attributes(ofOutput id: Int) throws -> [String: String] {
+        let reply = try command("outputs")
+        var current = -1
+        var out: [String: String] = [:]
+        for (key, value) in reply.pairs {
+            if key == "outputid" { current = Int(value) ?? -1 }
+            if key == "attribute" && current == id, let eq = value.firstIndex(of: "=") {
+                out[String(value[..<eq])] = String(value[value.index(after: eq)...])
+            }
+        }
+        return out
+    }
+}
+
+/// Reads a FIFO on a thread of its own: everything, or `stallAfter` bytes and then nothing more while keeping it open
+/// (a reader that stops reading). Any thread may call `bytes` and `finish`.
+final class FIFOReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data: [UInt8] = []
+    private var done = false
+    private var finished = false
+
+    /// Creates the FIFO when missing and opens it (non-blocking, so no writer is needed yet).
+    init(path: String, stallAfter: Int? = nil) throws {
+        if access(path, F_OK) != 0 { guard mkfifo(path, 0o644) == 0 else { throw MPDLink.Failure(description: "mkfifo") } }
+        let fd = open(path, O_RDONLY | O_NONBLOCK)
+        guard fd >= 0 else { throw MPDLink.Failure(description: "open \(path): \(errno)") }
+        let thread = Thread { [self] in
+            loop(fd: fd, stallAfter: stallAfter)
+            close(fd)
+            lock.withLock { finished = true }
+        }
+        thread.start()
+    }
+
+    private func loop(fd: Int32, stallAfter: Int?) {
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while !lock.withLock({ done }) {
+            let limit = stallAfter.map { max(0, $0 - bytes.count) } ?? buffer.count
+            let n = limit == 0 ? -1 : read(fd, &buffer, min(limit, buffer.count))
+            if n > 0 {
+                lock.withLock { data += buffer[..<n] }
+            } else {
+                usleep(2_000)
+            }
+        }
+    }
+
+    var bytes: [UInt8] { lock.withLock { data } }
+
+    /// Stops reading and closes the FIFO (blocking, briefly).
+    func finish() {
+        lock.withLock { done = true }
+        while !lock.withLock({ finished }) { usleep(1_000) }
+    }
+}
+
+/// Where two byte arrays first differ (nil when equal), for readable failures.
+func firstMismatch(_ a: [UInt8], _ b: [UInt8]) -> Int? {
+    if let index = zip(a, b).enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset { return index }
+    return a.count == b.count ? nil : min(a.count, b.count)
+}
