@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
         // SoundTouch's tempo change behind a C interface (SoundTouch has only a C++ API).
         .target(name: "CTimeStretch", linkerSettings: [.linkedLibrary("SoundTouch"), .linkedLibrary("stdc++")]),
+        // eSpeak NG for spoken announcements, behind three C calls.
+        .target(name: "CSpeech", linkerSettings: [.linkedLibrary("espeak-ng")]),
 
         // Formats, the lock-free PCM ring, track marks, gain and crossfade maths. No Foundation.
         .target(name: "CThreadShim"),
@@ -49,7 +51,7 @@ let package = Package(
         .target(
             name: "Player",
             dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch",
+                "AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch", "CSpeech",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -95,7 +95,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The player action, given the player's current repeat mode; nil for actions `ControlAction` does not have yet
-    /// (announce, shutdown), which go to the service's `extraActions` handler instead.
+    /// (shutdown), which goes to the service's `extraActions` handler instead.
     public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
         switch self {
         case .togglePause: .togglePause
@@ -112,7 +112,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetB: .loopSetB
         case .loopClear: .loopClear
         case let .tempo(p): .changeTempo(by: p)
-        case .announce, .shutdown: nil
+        case .announce: .announce(nil)
+        case .shutdown: nil
         }
     }
 

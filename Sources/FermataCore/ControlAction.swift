@@ -36,6 +36,10 @@ public enum ControlAction: Sendable, Hashable {
     case speedTrainer(SpeedTrainerPlan?)
     /// Count-in clicks before playback starts (and before each loop pass if asked); nil or 0 beats: none.
     case countIn(CountInPlan?)
+    /// Speaks `text`, or with nil what is playing (title, artist, loop and speed), as `setAnnouncements` says.
+    case announce(String?)
+    /// How announcements sound: over the music, ducked (`duck`), or before it; and whether each new track is announced.
+    case setAnnouncements(duck: Bool, onTrackChange: Bool)
 }
 
 /// A count-in: `beats` clicks (beat one accented) at the track's tempo: `bpm` when given, else the file's BPM tag,

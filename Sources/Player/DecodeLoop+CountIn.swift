@@ -3,17 +3,20 @@ import Foundation
 import Decoders
 import FermataCore
 
-/// A count-in being written: `beats` clicks `interval` device frames apart, beat one accented, then the music.
-/// Rendered chunk by chunk on the decoder thread into the converter's float scratch (no allocation per chunk).
+/// Audio inserted before the music while the position holds still: a count-in (`beats` clicks `interval` device
+/// frames apart, beat one accented) or spoken words (mono samples at the device rate). Rendered chunk by chunk on
+/// the decoder thread into a preallocated float scratch.
 struct ClickTrack {
     var beats: Int
     var interval: Int
+    /// When set, the insert is this speech instead of clicks.
+    var speech: [Float]?
     var written = 0
     /// Where the music resumes once the clicks are out (the mark pushed then).
     var item: PlayableItem
     var sourceFrame: Int64
     var sourceRate: Int
-    var total: Int { beats * interval }
+    var total: Int { speech?.count ?? beats * interval }
 
     /// Click length: 30 ms, or less when beats come faster than that.
     func clickFrames(rate: Int) -> Int { min(interval / 2, rate * 30 / 1000) }
@@ -21,6 +24,7 @@ struct ClickTrack {
     /// The click sample at frame `i` of the count-in (0 between clicks): a decaying tone that starts at full
     /// amplitude on the beat, 1.5 kHz at 0.5 for beat one, 1 kHz at 0.3 for the others.
     func sample(at i: Int, rate: Int) -> Float {
+        if let speech { return speech[i] }
         let beat = i / interval, offset = i % interval, length = clickFrames(rate: rate)
         guard offset < length else { return 0 }
         let (frequency, amplitude) = beat == 0 ? (1500.0, 0.5) : (1000.0, 0.3)
@@ -40,12 +44,13 @@ extension DecodeLoop {
         let bpm = (plan.bpm ?? tagged ?? plan.fallbackBPM) * converter.tempo
         let interval = max(1, Int((60 * Double(device.sampleRate) / bpm).rounded()))
         pushMark(.jump, item: item, sourceFrame: frame, sourceRate: sourceRate, ratio: 0)
-        clicks = ClickTrack(beats: plan.beats, interval: interval, item: item, sourceFrame: frame, sourceRate: sourceRate)
+        inserts.append(ClickTrack(beats: plan.beats, interval: interval, item: item, sourceFrame: frame,
+                                  sourceRate: sourceRate))
     }
 
-    /// Writes the next chunk of clicks that fits; true while clicks remain.
+    /// Writes the next chunk of the first insert that fits; true while inserts remain.
     func writeClicks() -> Bool {
-        guard var track = clicks, let device else { return false }
+        guard var track = inserts.first, let device else { return false }
         let room = shared.ring.freeBytes() / device.bytesPerFrame - 1
         let frames = min(Self.chunkFrames, track.total - track.written, max(0, room))
         if frames > 0 {
@@ -64,11 +69,13 @@ extension DecodeLoop {
             shared.decoderBell.wait(nanoseconds: 5_000_000)
         }
         if track.written < track.total {
-            clicks = track
+            inserts[0] = track
             return true
         }
-        clicks = nil
-        pushMark(.jump, item: track.item, sourceFrame: track.sourceFrame, sourceRate: track.sourceRate)
-        return false
+        inserts.removeFirst()
+        // The next insert holds the position again at once (its mark overrides this one at the same place).
+        pushMark(.jump, item: track.item, sourceFrame: track.sourceFrame, sourceRate: track.sourceRate,
+                 ratio: inserts.isEmpty ? nil : 0)
+        return !inserts.isEmpty
     }
 }

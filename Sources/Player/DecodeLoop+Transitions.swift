@@ -35,7 +35,8 @@ extension DecodeLoop {
     // MARK: commands
 
     func start(_ item: PlayableItem, at frame: Int64, countIn: CountInPlan? = nil) {
-        clicks = nil
+        inserts.removeAll()
+        overlay = nil
         if upcoming?.after != item.entryID { upcoming = nil }
         awaiting = nil
         let decoder: any AudioDecoder
@@ -59,12 +60,14 @@ extension DecodeLoop {
         requestFlush(needsReopen ? .reopen : .drop, open: wanted)
         converter.reset()
         begin(item, decoder: decoder, at: max(0, frame), kind: .trackStart)
+        announcePending(item: item, at: max(0, frame), sourceRate: source.sampleRate)
         if let countIn { beginCountIn(countIn, item: item, at: max(0, frame), sourceRate: source.sampleRate) }
         resume()
     }
 
     func stop() {
-        clicks = nil
+        inserts.removeAll()
+        overlay = nil
         requestFlush(.close, open: nil)
         active = nil
         awaiting = nil
@@ -171,6 +174,7 @@ extension DecodeLoop {
         } else {
             begin(item, decoder: decoder, at: 0, kind: .trackStart)
         }
+        announceTrackChange(item, sourceRate: source.sampleRate)
     }
 
     func begin(_ item: PlayableItem, decoder: any AudioDecoder, at frame: Int64, kind: TrackMark.Kind) {

@@ -40,9 +40,18 @@ final class DecodeLoop: @unchecked Sendable {
     var trainer: SpeedTrainer?
     /// The count-in before each loop pass, if any.
     var passCountIn: CountInPlan?
-    /// Clicks still to write before the music (see `ClickTrack`).
-    var clicks: ClickTrack?
+    /// Count-ins and spoken words still to write before the music, in order (see `ClickTrack`).
+    var inserts: [ClickTrack] = []
     let clickScratch: UnsafeMutablePointer<Float>
+    /// Speech over the music, while it lasts.
+    var overlay: SpeechOverlay?
+    /// An announcement asked for while nothing played: spoken at the next start.
+    var pendingAnnouncement: (text: String, duck: Bool)?
+    /// Announce each new track (the value: over the music, ducked), or nil.
+    var announceTrackChanges: Bool?
+    let speech = SpeechRenderer()
+    let overlayScratch: UnsafeMutablePointer<Float>
+    let overlayBytes: UnsafeMutableRawPointer
     var device: AudioFormat?
     var generation = 0
     var markSerial = 0
@@ -68,6 +77,8 @@ final class DecodeLoop: @unchecked Sendable {
         headBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
         mixBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
         clickScratch = .allocate(capacity: Self.chunkFrames * 8)
+        overlayScratch = .allocate(capacity: Self.chunkFrames * 8)
+        overlayBytes = .allocate(byteCount: Self.chunkFrames * 8 * 4, alignment: 64)
     }
 
     deinit {
@@ -76,6 +87,8 @@ final class DecodeLoop: @unchecked Sendable {
         headBuffer.deallocate()
         mixBuffer.deallocate()
         clickScratch.deallocate()
+        overlayScratch.deallocate()
+        overlayBytes.deallocate()
     }
 
     /// Any thread: queues a command and wakes the decoder thread.
@@ -106,6 +119,8 @@ final class DecodeLoop: @unchecked Sendable {
             startGeneration = generation
             start(item, at: frame, countIn: countIn)
         case let .setPassCountIn(plan): passCountIn = plan
+        case let .announce(text, duck): announce(text, duck: duck)
+        case let .announceTrackChanges(duck): announceTrackChanges = duck
         case let .setUpcoming(after, item): setUpcoming(after: after, item)
         case let .setLoop(entry, region): setLoop(entry: entry, region)
         case let .setTempo(tempo): changeTempo(tempo)
@@ -130,7 +145,7 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// Decodes and writes one chunk of the active track (or performs the loop seam / the end-of-track hand-over).
     private func step() {
-        if clicks != nil, writeClicks() { return }
+        if !inserts.isEmpty, writeClicks() { return }
         guard var track = active, let device else { return }
         let region = activeLoop(for: track)
         if let region, track.position >= region.end {
@@ -176,10 +191,7 @@ final class DecodeLoop: @unchecked Sendable {
 
     /// Converts decoded frames to the device format and appends them to the ring.
     func writeConverted(_ frames: UnsafeRawPointer, frames count: Int) {
-        converter.convert(frames, frames: count) { bytes in
-            let written = shared.ring.write(bytes)
-            assert(written == bytes.count, "ring overflow: room was checked before decoding")
-        }
+        converter.convert(frames, frames: count) { bytes in writeMixed(bytes) }
         shared.outputBell.ring()
     }
 

@@ -1,5 +1,6 @@
 import AudioCore
 import FermataCore
+import Decoders
 
 /// The player's answers to each `ControlAction`.
 extension Player {
@@ -61,6 +62,11 @@ extension Player {
             setSpeedTrainer(startPercent: plan.startPercent, stepPercent: plan.stepPercent,
                             everyPasses: plan.everyPasses, ceilingPercent: plan.ceilingPercent)
         case .speedTrainer(nil): clearSpeedTrainer()
+        case let .announce(text): try announce(text)
+        case let .setAnnouncements(duck, onTrackChange):
+            announceDucking = duck
+            engine.announceTrackChanges(duck: onTrackChange ? duck : nil)
+            changeSink.yield(.options)
         case let .countIn(plan):
             if let plan, plan.beats > 0, let problem = plan.problem { throw ActionError.invalidValue(problem) }
             countIn = plan.flatMap { $0.beats > 0 ? $0 : nil }
@@ -196,6 +202,28 @@ extension Player {
     func refreshUpcoming() {
         guard let entry = current, !stopped else { return }
         engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
+    }
+
+    /// Speaks `text`, or what is playing: "Title, by Artist; loop 1:02 to 1:10; 80 percent".
+    private func announce(_ text: String?) throws {
+        if let text {
+            engine.announce(text, duck: announceDucking)
+            return
+        }
+        guard let entry = current.flatMap(queue.entry(id:)) else { throw ActionError.notPlaying }
+        let tags = try? TagReader.read(path: path(for: entry.uri))
+        var words = tags?.title ?? String(entry.uri.split(separator: "/").last ?? "")
+        if let artist = tags?.artist { words += ", by \(artist)" }
+        let rate = Double(max(1, engine.position().sourceRate))
+        if let region = loop?.region, loop?.entry == entry.id {
+            func spoken(_ frame: Int64) -> String {
+                let seconds = Int(Double(frame) / rate)
+                return seconds >= 60 ? "\(seconds / 60) minutes \(seconds % 60)" : "\(seconds) seconds"
+            }
+            words += "; loop from \(spoken(region.start)) to \(spoken(region.end))"
+        }
+        if tempoPercent != 100 { words += "; \(tempoPercent) percent speed" }
+        engine.announce(words, duck: announceDucking)
     }
 
     /// Applies a speed in percent, rounded to the 5 % steps a musician dials in.

@@ -22,6 +22,10 @@ public actor Player: PlayerControl {
     var tempoPercent = 100
     /// The count-in before playback starts, if any.
     var countIn: CountInPlan?
+    /// Announcements over the music (ducked) rather than before it.
+    var announceDucking = true
+    /// Announcement failures already logged (each reason once).
+    var announcementProblems: Set<String> = []
     var consume = false
     var volume = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
@@ -135,6 +139,8 @@ public actor Player: PlayerControl {
             logger.notice("audio device back; resuming at the same position")
         case .underrun:
             logger.debug("output underrun recovered")
+        case let .announcementFailed(reason):
+            if announcementProblems.insert(reason).inserted { logger.warning("announcement: \(reason)") }
         case let .tempoChanged(tempo):
             tempoPercent = Int((tempo * 100).rounded())
             changeSink.yield(.player)

@@ -59,3 +59,30 @@ struct CountInCommand: ParsableCommand {
         try SimpleCommand.send(connection, line)
     }
 }
+
+/// `fermata announce [TEXT...]`: speaks TEXT, or what is playing; `--mode over|before [--tracks]` sets how.
+struct AnnounceCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "announce", abstract: "Speak TEXT, or what is playing (title, artist, loop, speed).")
+    @OptionGroup var connection: ConnectionOptions
+    @Option(help: "over (the music ducks) or before (the music waits).") var mode: String?
+    @Flag(help: "With --mode: also announce every new track.") var tracks = false
+    @Argument(help: "Words to speak (default: what is playing).") var words: [String] = []
+
+    func validate() throws {
+        if let mode, !["over", "before"].contains(mode) { throw ValidationError("--mode must be over or before") }
+        if tracks && mode == nil { throw ValidationError("--tracks goes with --mode") }
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            if let mode { _ = try client.command("announce_mode \(mode)" + (tracks ? " tracks" : "")) }
+            if mode == nil || !words.isEmpty {
+                let text = words.joined(separator: " ")
+                let quoted = "\"" + text.replacingOccurrences(of: "\\", with: "\\\\")
+                    .replacingOccurrences(of: "\"", with: "\\\"") + "\""
+                _ = try client.command(words.isEmpty ? "announce" : "announce \(quoted)")
+            }
+        }
+    }
+}

@@ -89,7 +89,7 @@ final class LogCollector: LogHandler, Sendable {
             RawEdge(line: line("GPIO13"), level: false, time: t0 + 60 * ms),
             RawEdge(line: line("GPIO13"), level: true, time: t0 + 130 * ms), // again
             RawEdge(line: line("GPIO13"), level: false, time: t0 + 190 * ms),
-            RawEdge(line: line("GPIO27"), level: true, time: t0 + 250 * ms), // push: long → announce (extra)
+            RawEdge(line: line("GPIO27"), level: true, time: t0 + 250 * ms), // push: long → announce
             RawEdge(line: line("GPIO27"), level: false, time: t0 + 900 * ms),
             RawEdge(line: line("GPIO5"), level: true, time: t0 + 950 * ms), // next: the player throws
             RawEdge(line: line("GPIO5"), level: false, time: t0 + 1000 * ms),
@@ -99,12 +99,13 @@ final class LogCollector: LogHandler, Sendable {
             RawEdge(line: line("GPIO24"), level: false, time: t0 + 1130 * ms),
         ])
         let deadline = ContinuousClock.now + .seconds(10)
-        while await player.performed.count < 4, ContinuousClock.now < deadline {
+        while await player.performed.count < 5, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(await player.performed == [.setRepeat(.queue), .setRepeat(.track), .next, .changeVolume(by: 2)])
-        #expect(extra.withLock { $0 } == [.announce])
+        #expect(await player.performed == [.setRepeat(.queue), .setRepeat(.track), .announce(nil), .next,
+                                           .changeVolume(by: 2)])
+        #expect(extra.withLock { $0 } == [], "every action here is the player's")
         task.cancel()
         try await task.value
         close(writeEnd)

@@ -214,4 +214,15 @@ import Testing
         #expect(await driver.send("count_in 40") == "ACK [2@0] {count_in} count-in beats must be 1-16\n")
         #expect(await driver.send("count_in 4 fast") == "ACK [2@0] {count_in} count_in BEATS [BPM|tag] [each], or off\n")
     }
+
+    @Test func announceCommands() async {
+        var driver = await queued()
+        #expect(await driver.send("announce\nannounce \"Bar 42\"\nannounce_mode before tracks\nannounce_mode over")
+                == "OK\nOK\nOK\nOK\n")
+        #expect(await driver.backend.performed.suffix(4) == [
+            .announce(nil), .announce("Bar 42"), .setAnnouncements(duck: false, onTrackChange: true),
+            .setAnnouncements(duck: true, onTrackChange: false),
+        ])
+        #expect(await driver.send("announce_mode loud") == "ACK [2@0] {announce_mode} announce_mode over|before [tracks]\n")
+    }
 }

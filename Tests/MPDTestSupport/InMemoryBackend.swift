@@ -97,7 +97,8 @@ public actor InMemoryBackend: MPDBackend {
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .speedTrainer(plan): if let plan { player.tempoPercent = plan.startPercent }; idle.publish(.player)
-        case .countIn: idle.publish(.options)
+        case .countIn, .setAnnouncements: idle.publish(.options)
+        case .announce: break
         case let .loopNudge(endpoint, milliseconds):
             guard var loop = player.loop else { throw MPDError(.argument, "no loop") }
             let delta = Int64(milliseconds) * Int64(player.sourceSampleRate) / 1000

@@ -7,6 +7,8 @@ public enum CommandTable {
         CommandSpec("add", .add, 1, 2, QueueCommands.add),
         CommandSpec("addid", .add, 1, 2, QueueCommands.addID),
         CommandSpec("albumart", .read, 2, 2, CoverArtCommands.albumArt),
+        CommandSpec("announce", .control, 0, 1, FermataCommands.announce),
+        CommandSpec("announce_mode", .control, 1, 2, FermataCommands.announceMode),
         CommandSpec("binarylimit", .none, 1, 1, ConnectionCommands.binaryLimit),
         CommandSpec("clear", .control, 0, 0, QueueCommands.clear),
         CommandSpec("clearerror", .control, 0, 0, PlaybackCommands.clearError),

@@ -70,6 +70,19 @@ enum FermataCommands {
         try await c.backend.perform(.countIn(plan))
     }
 
+    /// `announce [TEXT]`: speak TEXT, or what is playing.
+    static func announce(_ c: inout CommandContext) async throws {
+        try await c.backend.perform(.announce(c.arguments.isEmpty ? nil : c.arguments.joined(separator: " ")))
+    }
+
+    /// `announce_mode over|before [tracks]`: ducked over the music or before it; `tracks`: at every track change.
+    static func announceMode(_ c: inout CommandContext) async throws {
+        guard ["over", "before"].contains(c.arguments[0]), c.arguments.dropFirst().allSatisfy({ $0 == "tracks" }) else {
+            throw MPDError.badArgument("announce_mode over|before [tracks]")
+        }
+        try await c.backend.perform(.setAnnouncements(duck: c.arguments[0] == "over", onTrackChange: c.arguments.count == 2))
+    }
+
     static func speedTrainer(_ c: inout CommandContext) async throws {
         if c.arguments.count == 1, c.arguments[0] == "off" {
             try await c.backend.perform(.speedTrainer(nil))
