@@ -61,7 +61,7 @@ public struct DaemonRuntime: Sendable {
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
         var services: [any Service] = [
             PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
-                          notifier: notifier, logger: logger),
+                          notifier: notifier, store: store, logger: logger),
             BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
             MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
         ]

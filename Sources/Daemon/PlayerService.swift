@@ -11,10 +11,13 @@ public struct PlayerService: Service {
     let checkpointInterval: Duration
     let notifier: SystemdNotifier
     let logger: Logger
+    /// Asked at shutdown whether the final save reached the disk (nil: not known, e.g. in tests).
+    let store: StateStore?
 
     public init(player: Player, checkpointInterval: Duration, notifier: SystemdNotifier = SystemdNotifier(),
-                logger: Logger) {
+                store: StateStore? = nil, logger: Logger) {
         self.player = player
+        self.store = store
         self.checkpointInterval = checkpointInterval
         self.notifier = notifier
         self.logger = logger
@@ -31,7 +34,12 @@ public struct PlayerService: Service {
             await player.saveForShutdown()
             player.engine.shutdown()  // ends the engine's events, so `player.run()` returns by itself
         }
-        logger.info("player stopped; state saved")
+        if let store, await store.isFailing {
+            let lost = "the final state could not be written (disk full or read-only); the last saved state stands"
+            logger.warning("player stopped; \(lost)")
+        } else {
+            logger.info("player stopped; state saved")
+        }
     }
 
     /// `WATCHDOG=1` only while playback is alive: frames keep reaching the device when playing (or the player is

@@ -26,6 +26,8 @@ public actor StateStore: PlayerPersistence {
     var lastSnapshot: PlayerSnapshot?
     /// Writes that failed since start (for `fermata doctor` and tests).
     public internal(set) var failedWrites = 0
+    /// Whether the newest write failed (and nothing has been written since).
+    public var isFailing: Bool { failing }
 
     public init(database: LibraryDatabase, logger: Logger) {
         self.database = database
