@@ -25,9 +25,13 @@ public final class FermataBackend: MPDBackend {
     let songCache = Mutex([String: SongInfo]())
     /// The newest scan job asked for: `status` reports it as `updating_db` from the `update` command on, like MPD.
     let requestedScan = Mutex(0)
+    /// Practice statistics (`practice`); nil when not kept.
+    let practice: PracticeRecorder?
 
-    public init(player: Player, library: Library, playlists: PlaylistStore, outputName: String, logger: Logger) throws {
+    public init(player: Player, library: Library, playlists: PlaylistStore, outputName: String, logger: Logger,
+                practice: PracticeRecorder? = nil) throws {
         self.player = player
+        self.practice = practice
         self.library = library
         self.playlists = playlists
         self.outputName = outputName

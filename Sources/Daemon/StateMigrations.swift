@@ -33,5 +33,6 @@ enum StateMigrations {
                 );
                 """)
         }
+        PracticeMigrations.register(in: &migrations)
     }
 }

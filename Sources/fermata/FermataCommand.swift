@@ -12,6 +12,7 @@ struct FermataCommand: AsyncParsableCommand {
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
             LoopCommand.self, TempoCommand.self, TrainerCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
+            PracticeStatsCommand.self,
         ]
     )
 }
