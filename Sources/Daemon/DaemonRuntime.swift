@@ -54,8 +54,10 @@ public struct DaemonRuntime: Sendable {
         logger.notice("\(summary)")
         let library = Library(database: database, musicDirectory: config.musicDirectory)
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
+        let practice = PracticeRecorder(player: player, store: PracticeStore(database: database),
+                                        remember: config.practiceRemember)
         let backend = try FermataBackend(player: player, library: library, playlists: playlists,
-                                         outputs: made.outputs, store: store, logger: logger)
+                                         outputs: made.outputs, store: store, logger: logger, practice: practice)
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
@@ -69,6 +71,7 @@ public struct DaemonRuntime: Sendable {
             services.append(GPIOInputService(config: profile.controls, player: player,
                                              logger: Logger(label: "fermata.controls")))
         }
+        services.append(PracticeService(recorder: practice, changes: backend.idle))
         notifier.ready(status: "ready")
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

@@ -25,11 +25,14 @@ public final class FermataBackend: MPDBackend {
     let songCache = Mutex([String: SongInfo]())
     /// The newest scan job asked for: `status` reports it as `updating_db` from the `update` command on, like MPD.
     let requestedScan = Mutex(0)
+    /// Practice statistics (`practice`); nil when not kept.
+    let practice: PracticeRecorder?
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     public init(player: Player, library: Library, playlists: PlaylistStore, outputs: OutputSet, store: StateStore?,
-                logger: Logger) throws {
+                logger: Logger, practice: PracticeRecorder? = nil) throws {
         self.player = player
+        self.practice = practice
         self.library = library
         self.playlists = playlists
         self.outputs = outputs

@@ -37,5 +37,6 @@ enum StateMigrations {
             // Which outputs `enableoutput`/`disableoutput` left on, by output name (survives restarts).
             try db.execute(sql: "CREATE TABLE output_state (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL)")
         }
+        PracticeMigrations.register(in: &migrations)
     }
 }

@@ -33,6 +33,7 @@ struct ConfigKey: Sendable {
             choice("playback.repeat", \.repeatMode, ["off", "track", "queue"], "Repeat mode at first start (queue: the endless set list)."),
             number("playback.checkpoint_interval", \.checkpointInterval, 0.2...3600, "Seconds between position saves while playing."),
             boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
+            boolean("practice.remember", \.practiceRemember, "Returning to a track restores its last A-B loop and tempo."),
             text("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).") {
                 $0.isEmpty || $0.split(separator: ":").last.flatMap { Int($0) }.map { (1...65535).contains($0) } == true
                     ? nil : "must be HOST:PORT"

@@ -19,6 +19,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var repeatMode = "off"
     public var checkpointInterval = 2.0
     public var scanOnStart = false
+    public var practiceRemember = true
     public var listen = "127.0.0.1:6600"
     public var socketPath = "/run/fermata/mpd.sock"
     public var password = ""

@@ -87,4 +87,9 @@ public protocol MPDBackend: Sendable {
 
     /// Enables (`true`), disables (`false`) or toggles (`nil`) an output. Unknown id: `No such audio output`.
     func setOutput(_ id: Int, enabled: Bool?) async throws
+
+    // MARK: Practice (Fermata only)
+
+    /// Practice statistics for a period (`practice`). The default refuses: see `MPDBackend+Practice.swift`.
+    func practiceReport(_ period: PracticePeriod) async throws -> PracticeReport
 }

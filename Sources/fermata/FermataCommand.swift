@@ -11,7 +11,8 @@ struct FermataCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
-            LoopCommand.self, TempoCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
+            LoopCommand.self, TempoCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
+            ConfigCommand.self, DoctorCommand.self, GPIOCommand.self, PracticeStatsCommand.self,
         ]
     )
 }

@@ -64,6 +64,7 @@ public enum CommandTable {
         CommandSpec("playlistsearch", .read, 1, nil, QueueCommands.search),
         CommandSpec("plchanges", .read, 1, 2, QueueCommands.changes),
         CommandSpec("plchangesposid", .read, 1, 2, QueueCommands.changesPositionID),
+        CommandSpec("practice", .read, 0, 2, PracticeCommands.practice),
         CommandSpec("previous", .control, 0, 0, PlaybackCommands.previous),
         CommandSpec("random", .control, 1, 1, PlaybackCommands.random),
         CommandSpec("readpicture", .read, 2, 2, CoverArtCommands.readPicture),

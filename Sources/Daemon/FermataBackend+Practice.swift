@@ -1,0 +1,15 @@
+import FermataCore
+import MPDProtocol
+
+/// Practice statistics for the `practice` command, from the recorder (which writes what it counted first).
+/// Same contract as `FermataBackend`: callable from any task.
+extension FermataBackend {
+    public func practiceReport(_ period: PracticePeriod) async throws -> PracticeReport {
+        guard let practice else { throw MPDError(.unknown, "practice statistics are not kept here") }
+        do {
+            return try await practice.report(period)
+        } catch let error as PracticeRecorder.NoSuchDay {
+            throw MPDError.badArgument(error.description)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Library
+
+/// The practice tables in the state (library) database, appended after the queue and state tables. Never edited
+/// once shipped: a change is a new named migration.
+///
+/// `practice_time` holds seconds actually played per local day, per track and per loop region (`-1`/`-1` when no loop
+/// was active). A library track is keyed by its stable identity (`subject` = `identity:N`), so its time follows the
+/// file through moves and renames; a file the library does not know is keyed by its path (`path:URI`). `path` is the
+/// path it was last played under. `practice_memory` holds each track's last A–B region and tempo, keyed the same way.
+/// Both are `WITHOUT ROWID`: one small B-tree page per write.
+enum PracticeMigrations {
+    static func register(in migrations: inout SchemaMigrations) {
+        migrations.register("v2-practice") { db in
+            try db.execute(sql: """
+                CREATE TABLE practice_time (
+                    day TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    identity_id INTEGER,
+                    path TEXT NOT NULL,
+                    loop_start_ms INTEGER NOT NULL DEFAULT -1,
+                    loop_end_ms INTEGER NOT NULL DEFAULT -1,
+                    seconds REAL NOT NULL,
+                    PRIMARY KEY (day, subject, loop_start_ms, loop_end_ms)
+                ) WITHOUT ROWID;
+                CREATE TABLE practice_memory (
+                    subject TEXT NOT NULL PRIMARY KEY,
+                    loop_start_ms INTEGER,
+                    loop_end_ms INTEGER,
+                    loop_count INTEGER,
+                    tempo_percent INTEGER NOT NULL DEFAULT 100,
+                    updated_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """)
+        }
+    }
+}

@@ -1,0 +1,173 @@
+import FermataCore
+import Foundation
+import Logging
+
+/// Counts practice time and keeps each track's practice memory. Each `observe()` reads the player's status and
+/// counts the wall-clock time since the previous observation against what was playing then (nothing while paused or
+/// stopped); the time waits in memory and is written in one small transaction every `flushInterval`, when the track,
+/// the loop or the transport changes, for a report, and at shutdown. A failed write (disk full, read-only) is logged
+/// once and retried; playback never notices.
+///
+/// With `remember`, entering a track restores the loop region and tempo last used on it (`TrackMemory`), and a change
+/// made while on the track is saved when it is seen. A restore happens only on entering, so it never undoes a change
+/// the listener makes on the track.
+/// Threads: an actor; `PracticeService` and the protocol backend call it from any task.
+public actor PracticeRecorder {
+    /// Yields whenever an observation finds the player playing (the service's 1 Hz poll waits on it).
+    public nonisolated let playingSignals: AsyncStream<Void>
+    let playingSignal: AsyncStream<Void>.Continuation
+    let player: any PlayerControl
+    let store: PracticeStore
+    let clock: any PracticeClock
+    let calendar: PracticeCalendar
+    let remember: Bool
+    let flushInterval: TimeInterval
+    let logger: Logger
+    var tally: PracticeTally
+    /// The previous observation: when, and what was playing (nil: paused or stopped).
+    var last: (at: Date, subject: PracticeSubject?)?
+    var lastFlush: Date
+    var failing = false
+    /// The track being visited, for its memory.
+    var visit: PracticeVisit?
+    var restoring = false
+
+    /// A bad `YYYY-MM-DD` (no such day).
+    public struct NoSuchDay: Error, CustomStringConvertible {
+        public let day: String
+        public var description: String { "no such day: \(day)" }
+    }
+
+    public init(player: any PlayerControl, store: PracticeStore, remember: Bool = true,
+                clock: any PracticeClock = SystemPracticeClock(), calendar: PracticeCalendar = PracticeCalendar(),
+                flushInterval: TimeInterval = 30, logger: Logger = Logger(label: "fermata.practice")) {
+        self.player = player
+        self.store = store
+        self.remember = remember
+        self.clock = clock
+        self.calendar = calendar
+        self.flushInterval = flushInterval
+        self.logger = logger
+        tally = PracticeTally(calendar: calendar)
+        lastFlush = clock.now
+        (playingSignals, playingSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Whether the last observation found the player playing.
+    public var isPlaying: Bool { last?.subject != nil }
+
+    /// Reads the status, counts the time since the last observation, restores or saves the track's memory, and
+    /// writes when due. Returns whether the player is playing.
+    @discardableResult
+    public func observe() async -> Bool {
+        let status = await player.status()
+        let now = clock.now
+        let subject = PracticeVisit.subject(status)
+        let previous = last
+        if let previous, let counted = previous.subject { tally.add(from: previous.at, to: now, counted) }
+        last = (now, subject)
+        if subject != nil { playingSignal.yield() }
+        if remember { await updateMemory(status) }
+        if subject != previous?.subject || now.timeIntervalSince(lastFlush) >= flushInterval { await flush() }
+        return subject != nil
+    }
+
+    /// Writes the time counted so far (one transaction); on failure keeps it for the next try.
+    public func flush() async {
+        lastFlush = clock.now
+        guard !tally.isEmpty else { return }
+        let rows = tally.take()
+        do {
+            try await store.add(rows)
+            if failing { logger.notice("practice statistics are being saved again") }
+            failing = false
+        } catch {
+            if !failing { logger.warning("cannot save practice statistics (\(error)); keeping them in memory") }
+            failing = true
+            tally.restore(rows)
+        }
+    }
+
+    /// Counts up to now and writes: for a clean shutdown.
+    public func finish() async {
+        await observe()
+        await flush()
+        playingSignal.finish()
+    }
+
+    /// The statistics of `period`, the time counted up to now included.
+    public func report(_ period: PracticePeriod) async throws -> PracticeReport {
+        await observe()
+        await flush()
+        let now = clock.now
+        let days: (first: String, last: String)
+        switch period {
+        case .today: days = (calendar.day(now), calendar.day(now))
+        case .thisWeek: days = calendar.week(now)
+        case let .day(day):
+            guard calendar.date(ofDay: day) != nil else { throw NoSuchDay(day: day) }
+            days = (day, day)
+        case let .week(day):
+            guard let date = calendar.date(ofDay: day) else { throw NoSuchDay(day: day) }
+            days = calendar.week(date)
+        }
+        let tracks = try await store.tracks(from: days.first, to: days.last)
+        return PracticeReport(period: period.name, firstDay: days.first, lastDay: days.last,
+                              totalSeconds: tracks.reduce(0) { $0 + $1.seconds }, tracks: tracks)
+    }
+
+    // MARK: memory
+
+    private func updateMemory(_ status: PlayerStatus) async {
+        guard !restoring, status.state != .stopped, let entry = status.entryID, let path = status.path,
+              let observed = PracticeVisit.memory(status) else { return }  // nil: the rate is not known yet
+        restoring = true
+        defer { restoring = false }
+        if visit?.entry != entry {
+            visit = PracticeVisit(entry: entry, path: path, known: observed)
+            do {
+                if let saved = try await store.memory(path: path), !observed.shows(saved) { visit?.pending = saved }
+            } catch {
+                logger.warning("cannot read the practice memory of \(path): \(error)")
+            }
+        }
+        guard var current = visit, current.entry == entry else { return }
+        if let pending = current.pending {
+            await restore(pending, into: &current)
+        } else if observed != current.known {
+            current.known = observed
+            do {
+                try await store.saveMemory(observed, path: current.path, at: clock.now)
+            } catch {
+                logger.warning("cannot save the practice memory of \(current.path): \(error)")
+            }
+        }
+        if visit?.entry == entry { visit = current }
+    }
+
+    /// Applies a saved memory on entering a track. Until the new track is heard the player applies a loop to the one
+    /// before, so this checks the result and tries again at the next observations (10 at most).
+    private func restore(_ saved: TrackMemory, into visit: inout PracticeVisit) async {
+        do {
+            try await player.perform(.setTempo(percent: saved.tempoPercent))
+            if let loop = saved.loop {
+                try await player.perform(.setLoop(startSeconds: Double(loop.start) / 1000,
+                                                  endSeconds: Double(loop.end) / 1000, repeatCount: saved.loopCount))
+            }
+        } catch {
+            logger.debug("practice memory of \(visit.path) not applied yet: \(error)")
+        }
+        let status = await player.status()
+        visit.attempts += 1
+        guard status.entryID == visit.entry, let now = PracticeVisit.memory(status) else { return }
+        if now.shows(saved) {
+            logger.info("restored the practice memory of \(visit.path): \(saved)")
+        } else if visit.attempts < 10 {
+            return
+        } else {
+            logger.warning("could not restore the practice memory of \(visit.path); playing on")
+        }
+        visit.pending = nil
+        visit.known = now
+    }
+}

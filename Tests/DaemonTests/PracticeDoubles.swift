@@ -1,0 +1,65 @@
+import Daemon
+import FermataCore
+import Foundation
+import Synchronization
+
+/// A clock the test sets and advances.
+/// Thread-safe (a mutex); any task may read or move it.
+final class ManualClock: PracticeClock {
+    private let time: Mutex<Date>
+    init(_ start: Date) { time = Mutex(start) }
+    var now: Date { time.withLock { $0 } }
+    func advance(minutes: Double) { time.withLock { $0 += minutes * 60 } }
+    func advance(seconds: Double) { time.withLock { $0 += seconds } }
+}
+
+/// A player that only holds a status: the test sets it, `perform` applies tempo and loop actions to it.
+/// An actor; any task.
+actor ScriptedPlayer: PlayerControl {
+    var current = PlayerStatus()
+    private(set) var performed: [ControlAction] = []
+
+    init() { current.sourceSampleRate = 44_100 }
+
+    func status() async -> PlayerStatus { current }
+
+    func perform(_ action: ControlAction) async throws {
+        performed.append(action)
+        switch action {
+        case let .setTempo(percent): current.tempoPercent = percent
+        case let .setLoop(start, end, count):
+            let rate = Double(current.sourceSampleRate)
+            current.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
+        default: break
+        }
+    }
+
+    /// Plays `path` as a new entry (no loop: the loop belongs to the entry left).
+    func play(_ path: String, entry: EntryID) {
+        current.state = .playing
+        current.entryID = entry
+        current.path = path
+        current.loop = nil
+    }
+
+    func set(_ state: PlayState) { current.state = state }
+
+    func setLoop(seconds start: Double, _ end: Double) {
+        current.loop = LoopRegion(start: Int64(start * 44_100), end: Int64(end * 44_100))
+    }
+
+    func setTempo(_ percent: Int) { current.tempoPercent = percent }
+}
+
+/// Local noon-based dates in a fixed zone, for readable test times.
+struct TestTime {
+    static let zone = TimeZone(identifier: "Europe/Berlin")!
+    static let calendar = PracticeCalendar(timeZone: zone)
+
+    /// `year-month-day hour:minute` in `zone`.
+    static func date(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int) -> Date {
+        var gregorian = Calendar(identifier: .gregorian)
+        gregorian.timeZone = zone
+        return gregorian.date(from: DateComponents(year: year, month: month, day: day, hour: hour, minute: minute))!
+    }
+}

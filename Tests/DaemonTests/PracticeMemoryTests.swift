@@ -1,0 +1,115 @@
+import AudioOutput
+import Daemon
+import FermataCore
+import Foundation
+import Logging
+import Player
+import Testing
+import TestSupport
+
+/// Per-track memory: entering a track restores its last loop and tempo; a change made on the track is kept.
+@Suite struct PracticeMemoryTests {
+    typealias Rig = PracticeStatsTests.Rig
+
+    func practiseTwoTracks(_ rig: Rig) async {
+        await rig.player.play("a.flac", entry: 1)
+        await rig.recorder.observe()
+        await rig.player.setTempo(80)
+        await rig.player.setLoop(seconds: 2, 4)
+        await rig.recorder.observe()
+        await rig.player.play("b.flac", entry: 2)
+        await rig.recorder.observe()
+        await rig.player.setTempo(100)
+        await rig.recorder.observe()
+        await rig.player.play("a.flac", entry: 3)
+        await rig.recorder.observe()
+    }
+
+    @Test func returningToATrackRestoresItsLoopAndTempo() async throws {
+        let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 0))
+        await practiseTwoTracks(rig)
+        var status = await rig.player.status()
+        #expect(status.tempoPercent == 80)
+        #expect(status.loop?.start == 88_200 && status.loop?.end == 176_400)
+        // A change on the track is the listener's: never undone, and remembered for the next visit.
+        await rig.player.setTempo(90)
+        await rig.recorder.observe()
+        await rig.recorder.observe()
+        #expect(await rig.player.status().tempoPercent == 90)
+        await rig.player.play("b.flac", entry: 4)
+        await rig.recorder.observe()
+        #expect(await rig.player.status().tempoPercent == 100)
+        await rig.player.play("a.flac", entry: 5)
+        await rig.recorder.observe()
+        status = await rig.player.status()
+        #expect(status.tempoPercent == 90 && status.loop != nil)
+    }
+
+    @Test func withRememberOffNothingIsRestored() async throws {
+        let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 0), remember: false)
+        await practiseTwoTracks(rig)
+        let status = await rig.player.status()
+        #expect(status.tempoPercent == 100 && status.loop == nil)
+        #expect(await rig.player.performed.isEmpty)
+    }
+
+    /// The real player: until the new track is heard its loop would land on the track before; the recorder checks and
+    /// tries again.
+    @Test(arguments: [true, false]) func theRealPlayerGetsTheLoopOnTheRightTrack(remember: Bool) async throws {
+        let music = try TemporaryDirectory(prefix: "fermata-practice-player")
+        var paths: [String] = []
+        for (index, seed) in [11, 12].enumerated() {
+            let path = music.file("track\(index).flac")
+            try await onThread {
+                try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 44_100 * 30, channels: 2, bits: 16,
+                                                                            seed: UInt64(seed)),
+                                      channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+            }
+            paths.append(path)
+        }
+        var config = EngineConfig()
+        config.realtimePriority = nil
+        let engine = PlaybackEngine(sink: OutputSpec.null.makeSink(), config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        defer { engine.shutdown(); events.cancel() }
+        let state = try TemporaryDirectory(prefix: "fermata-practice")
+        let recorder = PracticeRecorder(player: player, store: PracticeStore(database: try StateStore.open(
+            stateDirectory: state.path)), remember: remember)
+        let ids = await player.add(paths: paths)
+
+        try await player.perform(.playEntry(ids[0]))
+        try await heard(ids[0], player, recorder)
+        try await player.perform(.setTempo(percent: 80))
+        try await player.perform(.setLoop(startSeconds: 2, endSeconds: 4))
+        await recorder.observe()
+        try await player.perform(.playEntry(ids[1]))
+        try await heard(ids[1], player, recorder)
+        try await player.perform(.setTempo(percent: 100))
+        try await player.perform(.setLoop(startSeconds: 5, endSeconds: 6))  // the player keeps one loop: this one now
+        await recorder.observe()
+        try await player.perform(.playEntry(ids[0]))
+        try await heard(ids[0], player, recorder)
+        for _ in 0..<10 { await recorder.observe() }
+
+        let status = await player.status()
+        #expect(status.entryID == ids[0])
+        if remember {
+            #expect(status.tempoPercent == 80)
+            #expect(status.loop?.start == 88_200 && status.loop?.end == 176_400)
+        } else {
+            #expect(status.tempoPercent == 100 && status.loop == nil)
+        }
+    }
+
+    /// Observes until `entry` is heard (its position moves), 20 s at most.
+    func heard(_ entry: EntryID, _ player: Player, _ recorder: PracticeRecorder) async throws {
+        for _ in 0..<1000 {
+            await recorder.observe()
+            let status = await player.status()
+            if status.entryID == entry, status.elapsed > 0.3 { return }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        Issue.record("entry \(entry) was never heard")
+    }
+}
