@@ -18,6 +18,7 @@ let package = Package(
         .executable(name: "fermata-resume-bench", targets: ["ResumeBench"]),
         .executable(name: "fermata-library-bench", targets: ["LibraryBench"]),
         .executable(name: "fermata-controls-bench", targets: ["ControlsBench"]),
+        .executable(name: "fermata-practice-bench", targets: ["PracticeBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -78,6 +79,8 @@ let package = Package(
             ],
             linkerSettings: boardPageAlignment
         ),
+        // What the practice statistics cost (bytes written per hour, time per observation).
+        .executableTarget(name: "PracticeBench", dependencies: ["Daemon", "FermataCore", "TestSupport"]),
         .executableTarget(
             name: "fermata",
             dependencies: [
