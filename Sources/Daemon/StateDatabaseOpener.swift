@@ -3,10 +3,11 @@ import GRDB
 import Library
 import Logging
 
-/// Opens the state database for the daemon, never refusing to start: a damaged file (it will not open, its schema or
-/// saved state cannot be read) is moved aside with a timestamp, logged, and replaced by a fresh one. A database
-/// written by a newer Fermata is not damaged: that is refused with its own clear message, since moving it aside would
-/// lose data. The full `quick_check` (it reads every page: slow on a Pi with a big library) runs after audio has
+/// Opens the state database for the daemon: a damaged file (SQLite says it is corrupt or not a database) is moved
+/// aside with a timestamp, logged, and replaced by a fresh one. Any other failure (an I/O error, a read-only or full
+/// disk, no permission) says nothing about the file, so it is left as it is and the error stops the start with the
+/// path in the message. A database written by a newer Fermata is not damaged either: that is refused with its own
+/// clear message, since moving it aside would lose data. The full `quick_check` (it reads every page: slow on a Pi with a big library) runs after audio has
 /// started, through `verifyInBackground`.
 public enum StateDatabaseOpener {
     public static func open(stateDirectory: String, logger: Logger) throws -> LibraryDatabase {
@@ -18,6 +19,9 @@ public enum StateDatabaseOpener {
             throw error
         } catch let error as LibraryDatabase.OpenError {
             throw error
+        } catch let error as DatabaseError
+                    where error.resultCode != .SQLITE_CORRUPT && error.resultCode != .SQLITE_NOTADB {
+            throw StateOpenError(path: stateDirectory + "/" + LibraryDatabase.fileName, reason: "\(error)")
         } catch {
             let path = stateDirectory + "/" + LibraryDatabase.fileName
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
@@ -27,6 +31,16 @@ public enum StateDatabaseOpener {
             }
             logger.error("the state database was damaged (\(error)); moved it to \(aside) and started with a new one")
             return try StateStore.open(stateDirectory: stateDirectory)
+        }
+    }
+
+    /// The state database could not be opened for a reason that is not damage (the file is left alone).
+    public struct StateOpenError: Error, CustomStringConvertible {
+        public var path: String
+        public var reason: String
+        public var description: String {
+            "cannot open the state database \(path): \(reason) (the file is left as it is; check the disk and the "
+                + "permissions of its folder)"
         }
     }
 

@@ -23,39 +23,35 @@ struct SpeechOverlay {
     }
 }
 
-/// Spoken announcements (decoder thread only): before the music (an insert while the position holds) or over it
-/// (ducked), at once at the heard position, at the next start when nothing plays, or at every track change.
+/// Spoken announcements (decoder thread only; the words come rendered from `SpeechRenderer`): before the music (an
+/// insert while the position holds) or over it (ducked), at once at the heard position, at the next start when
+/// nothing plays, or at a track change.
 extension DecodeLoop {
-    func announce(_ text: String, duck: Bool) {
+    func announce(_ speech: Speech, duck: Bool) {
         guard let device, !segments.isEmpty else {
-            pendingAnnouncement = (text, duck)
+            pendingAnnouncement = (speech, duck)
             return
         }
-        guard let speech = speak(text, rate: device.sampleRate) else { return }
+        let samples = speech.resampled(to: device.sampleRate)
         let position = requestFlush(.splice, open: nil)
         if let (item, frame) = sourceAt(position) {
             reposition(item, at: frame, ringPosition: position)
-            place(speech, duck: duck, item: item, at: frame, sourceRate: active?.format.sampleRate ?? device.sampleRate)
+            place(samples, duck: duck, item: item, at: frame, sourceRate: active?.format.sampleRate ?? device.sampleRate)
         }
         resume()
     }
 
     /// At a start: the announcement asked for while nothing played.
     func announcePending(item: PlayableItem, at frame: Int64, sourceRate: Int) {
-        guard let (text, duck) = pendingAnnouncement, let device else { return }
+        guard let (speech, duck) = pendingAnnouncement, let device else { return }
         pendingAnnouncement = nil
-        guard let speech = speak(text, rate: device.sampleRate) else { return }
-        place(speech, duck: duck, item: item, at: frame, sourceRate: sourceRate)
+        place(speech.resampled(to: device.sampleRate), duck: duck, item: item, at: frame, sourceRate: sourceRate)
     }
 
-    /// At a track change, when asked: "Title, by Artist" from the file's tags.
+    /// At a track change: the words the player prepared for this entry ("Title, by Artist"), if any.
     func announceTrackChange(_ item: PlayableItem, sourceRate: Int) {
-        guard let duck = announceTrackChanges, let device else { return }
-        let tags = try? TagReader.read(path: item.path)
-        let title = tags?.title ?? String(item.path.split(separator: "/").last ?? "")
-        let text = tags?.artist.map { "\(title), by \($0)" } ?? title
-        guard let speech = speak(text, rate: device.sampleRate) else { return }
-        place(speech, duck: duck, item: item, at: 0, sourceRate: sourceRate)
+        guard let (speech, duck) = trackAnnouncements.removeValue(forKey: item.entryID), let device else { return }
+        place(speech.resampled(to: device.sampleRate), duck: duck, item: item, at: 0, sourceRate: sourceRate)
     }
 
     private func place(_ speech: [Float], duck: Bool, item: PlayableItem, at frame: Int64, sourceRate: Int) {
@@ -66,15 +62,6 @@ extension DecodeLoop {
             pushMark(.jump, item: item, sourceFrame: frame, sourceRate: sourceRate, ratio: 0)
             inserts.append(ClickTrack(beats: 0, interval: 1, speech: speech, item: item, sourceFrame: frame,
                                       sourceRate: sourceRate))
-        }
-    }
-
-    private func speak(_ text: String, rate: Int) -> [Float]? {
-        switch speech.render(text, deviceRate: rate) {
-        case let .success(samples): return samples
-        case let .failure(error):
-            events.yield(.announcementFailed(error.reason))
-            return nil
         }
     }
 

@@ -46,10 +46,9 @@ final class DecodeLoop: @unchecked Sendable {
     /// Speech over the music, while it lasts.
     var overlay: SpeechOverlay?
     /// An announcement asked for while nothing played: spoken at the next start.
-    var pendingAnnouncement: (text: String, duck: Bool)?
-    /// Announce each new track (the value: over the music, ducked), or nil.
-    var announceTrackChanges: Bool?
-    let speech = SpeechRenderer()
+    var pendingAnnouncement: (speech: Speech, duck: Bool)?
+    /// Words to speak when these entries begin (the player prepares them before it names the entry as upcoming).
+    var trackAnnouncements: [EntryID: (speech: Speech, duck: Bool)] = [:]
     let overlayScratch: UnsafeMutablePointer<Float>
     let overlayBytes: UnsafeMutableRawPointer
     var device: AudioFormat?
@@ -119,8 +118,8 @@ final class DecodeLoop: @unchecked Sendable {
             startGeneration = generation
             start(item, at: frame, countIn: countIn)
         case let .setPassCountIn(plan): passCountIn = plan
-        case let .announce(text, duck): announce(text, duck: duck)
-        case let .announceTrackChanges(duck): announceTrackChanges = duck
+        case let .announce(speech, duck): announce(speech, duck: duck)
+        case let .trackAnnouncement(entry, speech, duck): trackAnnouncements[entry] = (speech, duck)
         case let .setUpcoming(after, item): setUpcoming(after: after, item)
         case let .setLoop(entry, region): setLoop(entry: entry, region)
         case let .setTempo(tempo): changeTempo(tempo)

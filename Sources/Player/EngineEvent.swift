@@ -17,8 +17,6 @@ public enum EngineEvent: Sendable, Equatable {
     case underrun
     /// The speed trainer raised the tempo at a loop seam (the new tempo, 1 = normal).
     case tempoChanged(Double)
-    /// An announcement could not be spoken (why).
-    case announcementFailed(String)
 }
 
 /// A request to the decoder thread.
@@ -29,8 +27,8 @@ enum DecoderCommand: Sendable {
     case setTempo(Double)
     case setTrainer(SpeedTrainer?)
     case setPassCountIn(CountInPlan?)
-    case announce(String, duck: Bool)
-    case announceTrackChanges(duck: Bool?)
+    case announce(Speech, duck: Bool)
+    case trackAnnouncement(EntryID, Speech, duck: Bool)
     case stop
 }
 

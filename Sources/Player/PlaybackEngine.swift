@@ -79,11 +79,13 @@ public final class PlaybackEngine: Sendable {
     public func setTrainer(_ trainer: SpeedTrainer?) { decodeLoop.send(.setTrainer(trainer)) }
     /// Count-in clicks before every A–B loop pass (nil: none).
     public func setPassCountIn(_ plan: CountInPlan?) { decodeLoop.send(.setPassCountIn(plan)) }
-    /// Speaks `text` now at the heard position (or at the next start when nothing plays): over the music, ducked,
+    /// Plays `speech` now at the heard position (or at the next start when nothing plays): over the music, ducked,
     /// or before it while the position holds.
-    public func announce(_ text: String, duck: Bool) { decodeLoop.send(.announce(text, duck: duck)) }
-    /// Speaks "title, by artist" at every track change (nil: off); `duck` as for `announce`.
-    public func announceTrackChanges(duck: Bool?) { decodeLoop.send(.announceTrackChanges(duck: duck)) }
+    public func announce(_ speech: Speech, duck: Bool) { decodeLoop.send(.announce(speech, duck: duck)) }
+    /// Plays `speech` when `entry` begins after a track change (send it before naming the entry as upcoming).
+    public func prepareTrackAnnouncement(_ entry: EntryID, _ speech: Speech, duck: Bool) {
+        decodeLoop.send(.trackAnnouncement(entry, speech, duck: duck))
+    }
 
     public func setPaused(_ paused: Bool) {
         shared.pauseRequested.store(paused, ordering: .releasing)

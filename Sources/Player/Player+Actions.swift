@@ -62,10 +62,10 @@ extension Player {
             setSpeedTrainer(startPercent: plan.startPercent, stepPercent: plan.stepPercent,
                             everyPasses: plan.everyPasses, ceilingPercent: plan.ceilingPercent)
         case .speedTrainer(nil): clearSpeedTrainer()
-        case let .announce(text): try announce(text)
+        case let .announce(text): try await announce(text)
         case let .setAnnouncements(duck, onTrackChange):
             announceDucking = duck
-            engine.announceTrackChanges(duck: onTrackChange ? duck : nil)
+            announceTrackChanges = onTrackChange
             changeSink.yield(.options)
         case let .countIn(plan):
             if let plan, plan.beats > 0, let problem = plan.problem { throw ActionError.invalidValue(problem) }
@@ -204,26 +204,40 @@ extension Player {
         engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
     }
 
-    /// Speaks `text`, or what is playing: "Title, by Artist; loop 1:02 to 1:10; 80 percent".
-    private func announce(_ text: String?) throws {
-        if let text {
-            engine.announce(text, duck: announceDucking)
-            return
-        }
-        guard let entry = current.flatMap(queue.entry(id:)) else { throw ActionError.notPlaying }
-        let tags = try? TagReader.read(path: path(for: entry.uri))
-        var words = tags?.title ?? String(entry.uri.split(separator: "/").last ?? "")
-        if let artist = tags?.artist { words += ", by \(artist)" }
-        let rate = Double(max(1, engine.position().sourceRate))
-        if let region = loop?.region, loop?.entry == entry.id {
-            func spoken(_ frame: Int64) -> String {
-                let seconds = Int(Double(frame) / rate)
-                return seconds >= 60 ? "\(seconds / 60) minutes \(seconds % 60)" : "\(seconds) seconds"
+    /// Speaks `text`, or what is playing: "Title, by Artist; loop from 1 minutes 2 to 1 minutes 10; 80 percent speed".
+    private func announce(_ text: String?) async throws {
+        var words = text ?? ""
+        if text == nil {
+            guard let entry = current.flatMap(queue.entry(id:)) else { throw ActionError.notPlaying }
+            words = trackTitle(entry)
+            let rate = Double(max(1, engine.position().sourceRate))
+            if let region = loop?.region, loop?.entry == entry.id {
+                func spoken(_ frame: Int64) -> String {
+                    let seconds = Int(Double(frame) / rate)
+                    return seconds >= 60 ? "\(seconds / 60) minutes \(seconds % 60)" : "\(seconds) seconds"
+                }
+                words += "; loop from \(spoken(region.start)) to \(spoken(region.end))"
             }
-            words += "; loop from \(spoken(region.start)) to \(spoken(region.end))"
+            if tempoPercent != 100 { words += "; \(tempoPercent) percent speed" }
         }
-        if tempoPercent != 100 { words += "; \(tempoPercent) percent speed" }
-        engine.announce(words, duck: announceDucking)
+        if let speech = await speak(words) { engine.announce(speech, duck: announceDucking) }
+    }
+
+    /// "Title, by Artist" from the file's tags (the file name without them).
+    func trackTitle(_ entry: QueueEntry) -> String {
+        let tags = try? TagReader.read(path: path(for: entry.uri))
+        let title = tags?.title ?? String(entry.uri.split(separator: "/").last ?? "")
+        return tags?.artist.map { "\(title), by \($0)" } ?? title
+    }
+
+    /// The rendered words, or nil with the reason logged (each reason once).
+    func speak(_ text: String) async -> Speech? {
+        switch await speaker.render(text) {
+        case let .success(speech): return speech
+        case let .failure(error):
+            if announcementProblems.insert(error.reason).inserted { logger.warning("announcement: \(error.reason)") }
+            return nil
+        }
     }
 
     /// Applies a speed in percent, rounded to the 5 % steps a musician dials in.

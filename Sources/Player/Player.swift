@@ -26,6 +26,9 @@ public actor Player: PlayerControl {
     var announceDucking = true
     /// Announcement failures already logged (each reason once).
     var announcementProblems: Set<String> = []
+    /// Whether each new track is announced.
+    var announceTrackChanges = false
+    let speaker = SpeechRenderer()
     var consume = false
     var volume = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
@@ -109,7 +112,14 @@ public actor Player: PlayerControl {
     private func handle(_ event: EngineEvent) async {
         switch event {
         case let .decodingStarted(entry):
-            engine.setUpcoming(after: entry, successor(of: entry, afterFailure: false))
+            let next = successor(of: entry, afterFailure: false)
+            if announceTrackChanges, let next, let queued = queue.entry(id: next.entryID) {
+                // Rendered before the decoder learns what follows, so it has the words when it gets there.
+                if let speech = await speak(trackTitle(queued)) {
+                    engine.prepareTrackAnnouncement(next.entryID, speech, duck: announceDucking)
+                }
+            }
+            engine.setUpcoming(after: entry, next)
         case let .trackFailed(entry, reason):
             logger.warning("skipping entry \(entry): \(reason)")
             lastError = reason
@@ -139,8 +149,6 @@ public actor Player: PlayerControl {
             logger.notice("audio device back; resuming at the same position")
         case .underrun:
             logger.debug("output underrun recovered")
-        case let .announcementFailed(reason):
-            if announcementProblems.insert(reason).inserted { logger.warning("announcement: \(reason)") }
         case let .tempoChanged(tempo):
             tempoPercent = Int((tempo * 100).rounded())
             changeSink.yield(.player)
