@@ -59,8 +59,8 @@ enum KernelLab {
         // Read both pipes concurrently so neither fills up.
         let errorText = ErrorReader(errors.fileHandleForReading)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text, errorText.finish())
+        process.reap()
+        return (process.reapedTerminationStatus, text, errorText.finish())
     }
 
     /// A fresh folder under /tmp for one scenario's files.

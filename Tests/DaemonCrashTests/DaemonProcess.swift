@@ -28,20 +28,20 @@ final class DaemonProcess {
     func connect() async throws -> MPDLineClient {
         for _ in 0..<2000 {
             if let client = MPDLineClient(port: port) { return client }
-            guard process.isRunning else { break }
+            guard process.isAlive else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
-        throw MPDLineClient.Ack(line: "fermatad did not accept connections (exit \(process.isRunning ? -1 : process.terminationStatus))")
+        throw MPDLineClient.Ack(line: "fermatad did not accept connections (exit \(process.isAlive ? -1 : process.reapedTerminationStatus))")
     }
 
     func kill() {
         Glibc.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.reap()
     }
 
     func terminate() {
         process.terminate()
-        process.waitUntilExit()
+        process.reap()
     }
 }
 
@@ -55,6 +55,6 @@ func sqlite(_ database: String, _ sql: String) -> String {
     process.standardError = pipe
     guard (try? process.run()) != nil else { return "sqlite3 missing" }
     let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    process.reap()
     return text.trimmingCharacters(in: .whitespacesAndNewlines)
 }

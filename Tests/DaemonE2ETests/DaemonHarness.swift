@@ -39,15 +39,15 @@ enum Programs {
         process.standardError = err
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { usleep(2_000) }
-        if process.isRunning {
+        while process.isAlive && Date() < deadline { usleep(2_000) }
+        if process.isAlive {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.reap()
             throw MPDLink.Failure(description: "\(path) \(arguments) still running after \(timeout) s")
         }
-        process.waitUntilExit()
+        process.reap()
         let errors = FileManager.default.contents(atPath: scratch.file("err")) ?? Data()
-        return ProgramResult(status: process.terminationStatus,
+        return ProgramResult(status: process.reapedTerminationStatus,
                              stdout: FileManager.default.contents(atPath: scratch.file("out")) ?? Data(),
                              stderr: String(decoding: errors, as: UTF8.self))
     }
@@ -100,7 +100,7 @@ final class Daemon: @unchecked Sendable {
             lastLog = log
             guard lastLog.contains("in use") else { break }
         }
-        guard process.isRunning, MPDLink.answers(port: port) else {
+        guard process.isAlive, MPDLink.answers(port: port) else {
             throw MPDLink.Failure(description: "fermatad did not start on port \(port); its log:\n\(lastLog)")
         }
         let update = try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port), "update", "--wait"])
@@ -112,7 +112,7 @@ final class Daemon: @unchecked Sendable {
         }
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit { if process.isAlive { kill(process.processIdentifier, SIGKILL) } }
 
     /// Starts fermatad on `port`; true once it answers there and its Unix socket exists, false if it exited.
     private func launch() throws -> Bool {
@@ -133,7 +133,7 @@ final class Daemon: @unchecked Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
-            guard process.isRunning else { return false }
+            guard process.isAlive else { return false }
             if FileManager.default.fileExists(atPath: socketPath) && MPDLink.answers(port: port) { return true }
             usleep(20_000)
         }
@@ -142,16 +142,16 @@ final class Daemon: @unchecked Sendable {
 
     /// SIGTERM, then waits (SIGKILL after 20 s); returns the exit status (-1 when it had to be killed).
     private func stop() -> Int32 {
-        if process.isRunning { process.terminate() }
+        if process.isAlive { process.terminate() }
         let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
+        while process.isAlive && Date() < deadline { usleep(5_000) }
+        if process.isAlive {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.reap()
             return -1
         }
-        process.waitUntilExit()
-        return process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        process.reap()
+        return process.reapedTerminationReason == .exit ? process.reapedTerminationStatus : 128 + process.reapedTerminationStatus
     }
 
     // MARK: clients

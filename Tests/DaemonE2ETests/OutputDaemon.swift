@@ -38,7 +38,7 @@ final class OutputDaemon: @unchecked Sendable {
         try Data(config.replacingOccurrences(of: "$ROOT", with: root.path).utf8).write(to: root.url("fermata.toml"))
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit { if process.isAlive { kill(process.processIdentifier, SIGKILL) } }
 
     /// Starts the daemon (again, on the same state) and waits until it answers and has scanned the library.
     func start() throws {
@@ -60,7 +60,7 @@ final class OutputDaemon: @unchecked Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(60)
         while !MPDLink.answers(port: port) {
-            guard process.isRunning, Date() < deadline else {
+            guard process.isAlive, Date() < deadline else {
                 throw MPDLink.Failure(description: "fermatad did not start; log:\n\(log)")
             }
             usleep(20_000)
@@ -71,16 +71,16 @@ final class OutputDaemon: @unchecked Sendable {
 
     /// SIGTERM and wait; the exit status (-1 when it had to be killed).
     func stop() -> Int32 {
-        guard process.isRunning else { return process.terminationStatus }
+        guard process.isAlive else { return process.reapedTerminationStatus }
         process.terminate()
         let deadline = Date().addingTimeInterval(20)
-        while process.isRunning && Date() < deadline { usleep(5_000) }
-        if process.isRunning {
+        while process.isAlive && Date() < deadline { usleep(5_000) }
+        if process.isAlive {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.reap()
             return -1
         }
-        return process.terminationStatus
+        return process.reapedTerminationStatus
     }
 
     /// `mpc -h 127.0.0.1 -p PORT ARGUMENTS...` (blocking; call through `onThread`).

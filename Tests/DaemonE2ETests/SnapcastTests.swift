@@ -97,11 +97,11 @@ import TestSupport
 
     /// SIGTERM, then SIGKILL after 5 s; waits for the exit (blocking).
     static func stop(_ process: Process) {
-        guard process.isRunning else { return }
+        guard process.isAlive else { return }
         process.terminate()
         let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        while process.isAlive && Date() < deadline { usleep(10_000) }
+        if process.isAlive { kill(process.processIdentifier, SIGKILL) }
+        process.reap()
     }
 }

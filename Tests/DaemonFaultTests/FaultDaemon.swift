@@ -47,7 +47,7 @@ final class FaultDaemon: @unchecked Sendable {
         try process.run()
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit { if process.isAlive { kill(process.processIdentifier, SIGKILL) } }
 
     /// Starts fermatad and waits (up to 30 s) until it answers MPD.
     static func start(_ arguments: [String], environment: [String: String], logPath: String) async throws
@@ -56,7 +56,7 @@ final class FaultDaemon: @unchecked Sendable {
             let daemon = try FaultDaemon(arguments: arguments, environment: environment, port: freeTCPPort(),
                                          logPath: logPath)
             let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline && daemon.process.isRunning {
+            while Date() < deadline && daemon.process.isAlive {
                 if MPDLineClient(port: daemon.port) != nil { return daemon }
                 usleep(20_000)
             }
@@ -100,16 +100,16 @@ final class FaultDaemon: @unchecked Sendable {
     /// SIGTERM, then waits (SIGKILL after 20 s); the exit status (-1 when it had to be killed).
     func stop() async throws -> Int32 {
         try await onThread { [self] in
-            if process.isRunning { process.terminate() }
+            if process.isAlive { process.terminate() }
             let deadline = Date().addingTimeInterval(20)
-            while process.isRunning && Date() < deadline { usleep(5_000) }
-            if process.isRunning {
+            while process.isAlive && Date() < deadline { usleep(5_000) }
+            if process.isAlive {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.reap()
                 return -1
             }
-            process.waitUntilExit()
-            return process.terminationStatus
+            process.reap()
+            return process.reapedTerminationStatus
         }
     }
 
@@ -136,13 +136,13 @@ final class FaultDaemon: @unchecked Sendable {
             process.standardError = err
             try process.run()
             let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(5_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
+            while process.isAlive && Date() < deadline { usleep(5_000) }
+            if process.isAlive { kill(process.processIdentifier, SIGKILL) }
+            process.reap()
             func text(_ name: String) -> String {
                 String(decoding: FileManager.default.contents(atPath: scratch.file(name)) ?? Data(), as: UTF8.self)
             }
-            return Result(status: process.terminationStatus, output: text("out"), errors: text("err"))
+            return Result(status: process.reapedTerminationStatus, output: text("out"), errors: text("err"))
         }
     }
 }

@@ -79,8 +79,8 @@ enum KernelLab {
         process.standardInput = FileHandle.nullDevice
         do { try process.run() } catch { return FaultDaemon.Result(status: 127, output: "", errors: "\(error)") }
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return FaultDaemon.Result(status: process.terminationStatus, output: text, errors: "")
+        process.reap()
+        return FaultDaemon.Result(status: process.reapedTerminationStatus, output: text, errors: "")
     }
 
     /// A fresh shared folder with an empty configuration and `music/a.wav`, `music/b.wav` (44.1 kHz stereo 16-bit

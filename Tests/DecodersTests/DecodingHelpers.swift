@@ -100,6 +100,6 @@ func runTool(_ path: String, _ arguments: [String]) throws -> String {
     process.standardOutput = output
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
+    process.reap()
     return String(decoding: data, as: UTF8.self)
 }

@@ -19,8 +19,8 @@ import TestSupport
             process.standardError = pipe
             try process.run()
             let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output)
+            process.reap()
+            return (process.reapedTerminationStatus, output)
         }
     }
 

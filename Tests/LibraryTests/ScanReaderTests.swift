@@ -10,8 +10,8 @@ struct ScanReaderTests {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw POSIXError(.EIO) }
+        process.reap()
+        guard process.reapedTerminationStatus == 0 else { throw POSIXError(.EIO) }
     }
 
     static let tags = ["ARTIST": "A", "ALBUM": "B", "TITLE": "C", "TRACKNUMBER": "4", "GENRE": "Jazz",

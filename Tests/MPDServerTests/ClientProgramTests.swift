@@ -104,7 +104,7 @@ import Testing
         process.environment = ["LANG": "C.UTF-8", "PATH": "/usr/bin:/bin"]
         try process.run()
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        process.reap()
+        return (process.reapedTerminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -19,8 +19,8 @@ import TestSupport
             process.standardError = errors
             try process.run()
             let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, text)
+            process.reap()
+            return (process.reapedTerminationStatus, text)
         }
     }
 
@@ -72,10 +72,10 @@ import TestSupport
             let sent = Date()
             process.terminate()
             let deadline = sent.addingTimeInterval(15)
-            while process.isRunning && Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            return (process.terminationReason, process.terminationStatus, Date().timeIntervalSince(sent))
+            while process.isAlive && Date() < deadline { usleep(10_000) }
+            if process.isAlive { kill(process.processIdentifier, SIGKILL) }
+            process.reap()
+            return (process.reapedTerminationReason, process.reapedTerminationStatus, Date().timeIntervalSince(sent))
         }
         #expect(reason == .exit && status == 0, "exit \(status) (\(reason == .exit ? "exited" : "killed by a signal"))")
         #expect(seconds < 15, "still playing \(seconds) s after SIGTERM")

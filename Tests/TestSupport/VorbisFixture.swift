@@ -27,9 +27,9 @@ public enum VorbisFixture {
         process.standardError = errors
         try process.run()
         let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "oggenc exited \(process.terminationStatus): "
+        process.reap()
+        guard process.reapedTerminationStatus == 0 else {
+            throw Failure(description: "oggenc exited \(process.reapedTerminationStatus): "
                 + String(decoding: message, as: UTF8.self))
         }
     }
