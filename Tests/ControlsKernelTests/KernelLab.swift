@@ -42,7 +42,9 @@ enum KernelLab {
     /// Runs `arguments` to completion on a thread of its own (the lab takes minutes; the test pool must stay free).
     static func run(_ arguments: [String], environment: [String: String]? = nil) async
         -> (status: Int32, output: String, errors: String) {
-        (try? await onThread { runBlocking(arguments, environment: environment) }) ?? (127, "", "no thread")
+        await OneAtATime.kernelLab.run {
+            (try? await onThread { runBlocking(arguments, environment: environment) }) ?? (127, "", "no thread")
+        }
     }
 
     private static func runBlocking(_ arguments: [String], environment: [String: String]? = nil)

@@ -29,7 +29,9 @@ enum KernelLab {
 
     /// Runs `guest/SCENARIO OUT FERMATAD` in the VM with `out` shared read-write; the lab's exit status and output.
     static func run(scenario: String, out: String, fermatad: String) async throws -> FaultDaemon.Result {
-        try await onThread { runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad]) }
+        try await OneAtATime.kernelLab.run {
+            try await onThread { runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad]) }
+        }
     }
 
     /// Runs `guest/SCENARIO OUT FERMATAD MODULES` with the lab kernel's loop and ext4 modules copied to `out/modules`
@@ -37,8 +39,10 @@ enum KernelLab {
     static func run(scenario: String, out: String, fermatad: String, withModules modules: [String]) async throws
         -> FaultDaemon.Result {
         try await onThread { try copyModules(modules, to: out + "/modules") }
-        return try await onThread {
-            runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad, out + "/modules"])
+        return try await OneAtATime.kernelLab.run {
+            try await onThread {
+                runBlocking([script, "-s", out, "-t", "120", guest + "/" + scenario, out, fermatad, out + "/modules"])
+            }
         }
     }
 

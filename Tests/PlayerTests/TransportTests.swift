@@ -81,16 +81,24 @@ import TestSupport
     }
 
     @Test func nextAndPreviousChangeTheHeardEntry() async throws {
-        let rig = try await Rig(seconds: [3, 3, 3])
+        let rig = try await Rig(seconds: [30, 30, 30])  // long: a starved test task still finds each entry playing
         try await rig.player.perform(.playEntry(rig.ids[0]))
         _ = try await rig.until { $0.entryID == rig.ids[0] }
         try await rig.player.perform(.next)
         let second = try await rig.until { $0.entryID == rig.ids[1] }
         #expect(second.entryID == rig.ids[1])
-        #expect(second.sourceFrame < 44_100)
+        #expect(second.sourceFrame < 20 * 44_100, "the next entry plays from its start")
+        // `previous` goes back an entry within the first 3 s of a track and restarts it after that (as MPD does);
+        // a busy machine decides which of the two this test sees.
+        let at = rig.engine.position()
         try await rig.player.perform(.previous)
-        let first = try await rig.until { $0.entryID == rig.ids[0] }
-        #expect(first.entryID == rig.ids[0])
+        if at.seconds < 1 {
+            let first = try await rig.until { $0.entryID == rig.ids[0] }
+            #expect(first.entryID == rig.ids[0])
+        } else {
+            let restarted = try await rig.until { $0.generation > at.generation }
+            #expect(restarted.entryID == rig.ids[1] && restarted.sourceFrame < 20 * 44_100, "restarted the entry")
+        }
         try await rig.player.perform(.stop)
         let stopped = try await rig.until { $0.state == .stopped }
         #expect(stopped.state == .stopped)
