@@ -39,7 +39,7 @@ for kind in kinds {
     let state = work.file("\(kind)-state")
     let snapshot = work.file("\(kind)-snapshot")
     try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-    let daemon = DaemonUnderTest(kind: kind, binaries: binaries, music: library, state: state, port: freeTCPPort())
+    let daemon = DaemonUnderTest(kind: kind, binaries: binaries, music: library, state: state, port: TestSocket.freePort())
     var process = try daemon.start()
     var client = try daemon.connect(interval: 20_000)
     let scanStart = monotonicSeconds()

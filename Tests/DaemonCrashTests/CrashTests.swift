@@ -36,7 +36,7 @@ import TestSupport
         let state = dir.file("state")
         let database = state + "/library.sqlite"
         let log = dir.file("fermatad.log")
-        let port = freeTCPPort()
+        let port = TestSocket.freePort()
         var random = SplitMix64(seed: 2026)
 
         // Build the 1,000-entry shuffled queue and start playing.

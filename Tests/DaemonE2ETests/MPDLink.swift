@@ -38,22 +38,7 @@ final class MPDLink: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port` and reads the greeting.
     init(port: Int, timeout: Int = 20) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect 127.0.0.1:\(port): errno \(code)")
-        }
+        do { fd = try TestSocket.connect(port: port) } catch { throw Failure(description: error.description) }
         var value = timeval(tv_sec: timeout, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
         greeting = try readLine() ?? ""
@@ -125,23 +110,7 @@ final class MPDLink: @unchecked Sendable {
     /// Whether something accepts connections on 127.0.0.1:`port` and greets like MPD.
     static func answers(port: Int) -> Bool { (try? MPDLink(port: port, timeout: 5)) != nil }
 
-    /// A TCP port that was free a moment ago (bound to port 0, read back, closed).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: errno \(errno)") }
-        defer { Glibc.close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard bound else { throw Failure(description: "bind 127.0.0.1:0: errno \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
+    /// A TCP port for a daemon to listen on (`TestSocket.freePort`).
+    static func freePort() throws -> Int { TestSocket.freePort() }
 }
 

@@ -53,7 +53,7 @@ final class FaultDaemon: @unchecked Sendable {
     static func start(_ arguments: [String], environment: [String: String], logPath: String) async throws
         -> FaultDaemon {
         try await onThread {
-            let daemon = try FaultDaemon(arguments: arguments, environment: environment, port: freeTCPPort(),
+            let daemon = try FaultDaemon(arguments: arguments, environment: environment, port: TestSocket.freePort(),
                                          logPath: logPath)
             let deadline = Date().addingTimeInterval(30)
             while Date() < deadline && daemon.process.isAlive {

@@ -14,46 +14,15 @@ final class RawClient: @unchecked Sendable {
 
     /// Connects to 127.0.0.1:`port`; `receiveBuffer` shrinks SO_RCVBUF (to make the server's output back up).
     init(port: Int, receiveBuffer: Int32? = nil, timeout: Double = 10) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        if var size = receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect: \(code)")
+        do { fd = try TestSocket.connect(port: port, receiveBuffer: receiveBuffer) } catch {
+            throw Failure(description: error.description)
         }
         setTimeout(timeout)
     }
 
     /// Connects to a Unix socket.
     init(unixPath: String, timeout: Double = 10) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in unixPath.utf8.enumerated() where index < raw.count - 1 { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        guard result == 0 else {
-            let code = errno
-            Glibc.close(fd)
-            throw Failure(description: "connect \(unixPath): \(code)")
-        }
+        do { fd = try TestSocket.connect(unixPath: unixPath) } catch { throw Failure(description: error.description) }
         setTimeout(timeout)
     }
 

@@ -14,22 +14,12 @@ public final class MPDLineClient {
     private var buffer: [UInt8] = []
 
     public init?(port: Int) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
+        guard let fd = try? TestSocket.connect(port: port) else { return nil }
+        self.fd = fd
         var timeout = timeval(tv_sec: 20, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        guard connected, (try? readLine())?.hasPrefix("OK MPD") == true else {
-            close(fd)
-            return nil
-        }
+        // A failure from here on leaves `deinit` to close the descriptor (it runs: every property is set).
+        guard (try? readLine())?.hasPrefix("OK MPD") == true else { return nil }
     }
 
     deinit { close(fd) }
@@ -77,21 +67,4 @@ public final class MPDLineClient {
 extension Array where Element == (String, String) {
     public func value(_ key: String) -> String? { first { $0.0 == key }?.1 }
     public func values(_ key: String) -> [String] { filter { $0.0 == key }.map(\.1) }
-}
-
-/// A TCP port nobody listens on now (bind to port 0 and read it back).
-public func freeTCPPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length)
-            return getsockname(fd, $0, &length)
-        }
-    }
-    return Int(UInt16(bigEndian: address.sin_port))
 }
