@@ -35,18 +35,15 @@ public struct SpeechError: Error, Sendable, CustomStringConvertible {
     public var description: String { reason }
 }
 
-/// Renders text with eSpeak NG on a serial queue of its own (eSpeak keeps global state, and a sentence takes tens of
-/// milliseconds — never on the decoder or output thread, nor on Swift's cooperative pool), caching the result per
-/// text (32 texts). Thread-safe: any task may call `render`.
+/// Renders text with eSpeak NG, caching the result per text (32 texts). The rendering runs on the process's one
+/// speech queue (`ESpeak.queue`; a sentence takes tens of milliseconds — never on the decoder or output thread, nor
+/// on Swift's cooperative pool). Thread-safe: any task may call `render`, on any number of renderers.
 public final class SpeechRenderer: Sendable {
     private struct State {
-        var rate: Int?
-        var failure: String?
         var cache: [String: Speech] = [:]
         var order: [String] = []
     }
 
-    private let queue = DispatchQueue(label: "fermata.speech")
     private let state = Mutex(State())
     static let cacheLimit = 32
 
@@ -54,15 +51,17 @@ public final class SpeechRenderer: Sendable {
 
     public func render(_ text: String) async -> Result<Speech, SpeechError> {
         await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: self.renderNow(text)) }
+            ESpeak.queue.async { continuation.resume(returning: self.renderNow(text)) }
         }
     }
 
-    /// On `queue` only.
+    /// On `ESpeak.queue` only.
     private func renderNow(_ text: String) -> Result<Speech, SpeechError> {
         if let cached = state.withLock({ $0.cache[text] }) { return .success(cached) }
-        guard let rate = open() else {
-            return .failure(SpeechError(reason: state.withLock { $0.failure } ?? "speech unavailable"))
+        let rate: Int
+        switch ESpeak.open() {
+        case let .success(opened): rate = opened
+        case let .failure(error): return .failure(error)
         }
         var raw: UnsafeMutablePointer<Int16>?
         let count = fermata_speech_render(text, &raw)
@@ -76,20 +75,26 @@ public final class SpeechRenderer: Sendable {
         }
         return .success(speech)
     }
+}
 
-    /// On `queue` only.
-    private func open() -> Int? {
-        let known = state.withLock { ($0.rate, $0.failure) }
-        if let rate = known.0 { return rate }
-        if known.1 != nil { return nil }
-        let opened = fermata_speech_open("en", 165)
-        state.withLock { s in
-            if opened > 0 {
-                s.rate = Int(opened)
-            } else {
-                s.failure = "eSpeak NG is not available (install espeak-ng-data); announcements are off"
-            }
+/// The process's one eSpeak NG instance. eSpeak keeps global state and the C shim collects samples into a global
+/// buffer, so every renderer speaks through this serial queue, and eSpeak is initialised once (two players in one
+/// process, as in the tests, used to initialise and synthesise concurrently, and eSpeak then refused).
+/// Threads: `queue` for everything; `open` only on it.
+enum ESpeak {
+    static let queue = DispatchQueue(label: "fermata.speech")
+    private static let opened = Mutex<Result<Int, SpeechError>?>(nil)
+
+    /// The sample rate, after initialising eSpeak on first use; the failure is remembered (said once per player).
+    static func open() -> Result<Int, SpeechError> {
+        opened.withLock { opened in
+            if let opened { return opened }
+            let rate = fermata_speech_open("en", 165)
+            let result: Result<Int, SpeechError> = rate > 0
+                ? .success(Int(rate))
+                : .failure(SpeechError(reason: "eSpeak NG is not available (install espeak-ng-data); announcements are off"))
+            opened = result
+            return result
         }
-        return opened > 0 ? Int(opened) : nil
     }
 }

@@ -19,6 +19,34 @@ import TestSupport
         }
     }
 
+    /// eSpeak NG is one global engine: renderers of several players (tests run three at once) asking together must
+    /// each get their own words — every request spoken, as long as when asked alone (eSpeak varies a render by a few
+    /// per cent from one call to the next, so not sample for sample) and audible. Concurrent use used to abort.
+    @Test func renderersOfSeveralPlayersSpeakTogether() async throws {
+        let texts = (1...6).map { "Bar \($0) from the top, take \($0)" }
+        var alone: [String: Int] = [:]
+        for text in texts {
+            let speech = try await SpeechRenderer().render(text).get()
+            alone[text] = speech.samples.count
+        }
+        let together = await withTaskGroup(of: (String, [Float]?).self) { group in
+            for _ in 0..<3 {
+                for text in texts.shuffled() {
+                    let renderer = SpeechRenderer()  // a fresh cache: every request reaches eSpeak
+                    group.addTask { (text, try? await renderer.render(text).get().samples) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(together.count == texts.count * 3)
+        for (text, samples) in together {
+            let count = samples?.count ?? 0, expected = alone[text] ?? 0
+            #expect(abs(count - expected) < expected / 10, "\"\(text)\": \(count) samples alongside others, \(expected) alone")
+            let rms = (samples ?? []).reduce(0) { $0 + Double($1) * Double($1) } / Double(max(1, count))
+            #expect(rms.squareRoot() > 0.01, "\"\(text)\" is audible")
+        }
+    }
+
     @Test func beforeTheMusicThenTheMusicSampleExact() async throws {
         let harness = try CaptureHarness()
         let signal = TestSignal.sweep(frames: 20_000, channels: 2, bits: 16, seed: 91)
