@@ -47,7 +47,7 @@ extension Player {
         case .next: try await skip(forward: true)
         case .previous: try await skip(forward: false)
         case let .seek(seconds): try await seek(to: seconds)
-        case let .seekBy(delta): try await seek(to: engine.position().seconds + delta)
+        case let .seekBy(delta): try await seek(to: currentPosition().seconds + delta)
         case let .setVolume(value): setVolume(value)
         case let .changeVolume(delta): setVolume(volume + delta)
         case let .setRepeat(mode): repeatMode = mode; optionsChanged()
@@ -107,7 +107,7 @@ extension Player {
 
     private func skip(forward: Bool) async throws {
         guard let from = current else { throw ActionError.notPlaying }
-        if !forward && engine.position().seconds > 3 && !stopped {
+        if !forward && currentPosition().seconds > 3 && !stopped {
             try await seek(to: 0)
             return
         }
@@ -133,9 +133,9 @@ extension Player {
         await begin(entry, atFrame: Int64(max(0, seconds) * Double(heard.rate)))
     }
 
-    /// The entry heard now and its source rate.
+    /// The entry heard now (or just asked for: `currentPosition`) and its source rate.
     private func heardTrack() throws -> (entry: EntryID, rate: Int, frame: Int64) {
-        let position = engine.position()
+        let position = currentPosition()
         guard !stopped, let entry = position.entryID ?? current, position.sourceRate > 0 else {
             throw ActionError.notPlaying
         }

@@ -73,11 +73,7 @@ public actor Player: PlayerControl {
     }
 
     public func status() async -> PlayerStatus {
-        var heard = engine.position()
-        if let asked = requestedStart, heard.generation < asked.generation {
-            heard.entryID = asked.entry
-            heard.sourceFrame = asked.frame
-        }
+        let heard = currentPosition()
         var status = PlayerStatus()
         status.state = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
         status.entryID = heard.entryID ?? current
@@ -200,10 +196,22 @@ public actor Player: PlayerControl {
         changeSink.yield(.player)
     }
 
-    /// The persistent state now (the heard position unless `frame` is given).
+    /// What is heard now or, while a start just asked for is not audible yet (paused after a seek or a skip, or still
+    /// filling the device), that start: the position `status`, `previous`, seeks, loop marks and snapshots act on, so
+    /// that two presses in a row while paused build on each other instead of on a stale heard position.
+    func currentPosition() -> EnginePosition {
+        var heard = engine.position()
+        if let asked = requestedStart, heard.generation < asked.generation {
+            heard.entryID = asked.entry
+            heard.sourceFrame = asked.frame
+        }
+        return heard
+    }
+
+    /// The persistent state now (the current position unless `frame` is given).
     func snapshot(frame: Int64? = nil) -> PlayerSnapshot {
         var s = PlayerSnapshot()
-        let heard = engine.position()
+        let heard = currentPosition()
         s.transport = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
         s.currentEntry = current
         s.positionFrames = frame ?? (heard.entryID == current ? heard.sourceFrame : 0)
