@@ -138,13 +138,16 @@ let package = Package(
             name: "ControlsBench", dependencies: ["Controls", .product(name: "Logging", package: "swift-log")]
         ),
 
-        .target(name: "TestSupport", dependencies: ["AudioCore", "CFLAC"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport", dependencies: ["AudioCore", "CFLAC", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport"
+        ),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
         .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
         // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
         .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore"]),
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore", "TestSupport"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
         .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
         .testTarget(

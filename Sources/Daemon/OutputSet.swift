@@ -34,6 +34,10 @@ public final class OutputSet: Sendable {
         config: DaemonConfig, saved: [String: Bool], logger: Logger
     ) -> (outputs: OutputSet, sink: any AudioSink, taps: [OutputTap], destination: String) {
         var sections = config.outputs
+        if !sections.isEmpty, let origin = config.origins["audio.output"] {
+            let device = sections.first { $0.kind == .alsa }.map { "[output-\($0.name)] device" } ?? "no alsa output"
+            logger.warning("audio.output (\(origin)) is not used: [output-*] sections name the outputs (\(device))")
+        }
         if sections.isEmpty {
             var legacy = OutputConfig(name: config.output, kind: .alsa)
             legacy.device = config.output

@@ -84,9 +84,31 @@ public struct DaemonConfig: Sendable, Equatable {
         origins[keyName] = flag
     }
 
-    /// Every key with its effective value and origin, in file order (for `fermata config show`).
+    /// Every key with its effective value and origin (for `fermata config show`): the fixed keys in documented order,
+    /// then each `[output-NAME]` section's keys, then the controls overrides as written (the board profile fills the
+    /// rest when the daemon starts).
     public func effectiveValues() -> [(key: String, value: String, origin: String)] {
-        ConfigKey.all.map { ($0.name, $0.current(self), origins[$0.name] ?? "default") }
+        var rows = ConfigKey.all.map { ($0.name, $0.current(self), origins[$0.name] ?? "default") }
+        for output in outputs {
+            func row(_ key: String, _ value: String) -> (String, String, String) {
+                (OutputConfig.prefix + output.name + "." + key, value, output.keyOrigins[key] ?? "default")
+            }
+            let format = output.format
+            rows.append(row("type", ConfigValue.string(output.kind.rawValue).description))
+            switch output.kind {
+            case .alsa: rows.append(row("device", ConfigValue.string(output.device).description))
+            case .fifo: rows.append(row("path", ConfigValue.string(output.path).description))
+            case .pipe: rows.append(row("command", ConfigValue.string(output.command).description))
+            }
+            if output.kind != .alsa {
+                rows.append(row("format", ConfigValue.string("\(format.sampleRate):\(format.validBits):\(format.channels)").description))
+            }
+            rows.append(row("enabled", "\(output.enabled)"))
+        }
+        for entry in controlsEntries {
+            rows.append((entry.qualifiedKey, entry.value.description, "\(file ?? "?"):\(entry.line)"))
+        }
+        return rows
     }
 
     /// The documented default configuration file.

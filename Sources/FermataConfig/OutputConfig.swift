@@ -24,6 +24,8 @@ public struct OutputConfig: Sendable, Equatable {
     public var enabled = true
     /// Where the section was written ("FILE:LINE"), for messages.
     public var origin = ""
+    /// Where each key written in the section was written ("FILE:LINE"), for `fermata config show`.
+    public var keyOrigins: [String: String] = [:]
 
     public init(name: String, kind: Kind) {
         self.name = name
@@ -70,6 +72,7 @@ public struct OutputConfig: Sendable, Equatable {
         }
         var output = OutputConfig(name: name, kind: kind)
         output.origin = "\(file):\(firstLine)"
+        for entry in entries { output.keyOrigins[entry.key] = "\(file):\(entry.line)" }
         for entry in entries where entry.key != "type" {
             if let problem = apply(entry, to: &output) {
                 throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: problem)

@@ -4,6 +4,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import TestSupport
 
 /// A player that records what it was asked, in order.
 actor RecordingPlayer: PlayerControl {
@@ -17,27 +18,6 @@ actor RecordingPlayer: PlayerControl {
     }
 
     func status() async -> PlayerStatus { current }
-}
-
-/// Collects log messages.
-final class LogCollector: LogHandler, Sendable {
-    let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata {
-        get { [:] }
-        set {}
-    }
-    var logLevel: Logger.Level {
-        get { .trace }
-        set {}
-    }
-    subscript(metadataKey _: String) -> Logger.Metadata.Value? {
-        get { nil }
-        set {}
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.level): \(event.message)") }
-    }
 }
 
 /// The whole service path (GPIO thread, poll, timerfd, engine, stream, delivery) driven through edge records on a pipe.

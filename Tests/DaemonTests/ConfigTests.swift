@@ -46,6 +46,40 @@ import TestSupport
         #expect(config.effectiveValues().first { $0.key == "paths.state" }?.origin == "default")
     }
 
+    /// `fermata config show` lists the output sections and the controls overrides too, each with FILE:LINE.
+    @Test func effectiveValuesIncludeOutputsAndControls() throws {
+        let config = try load("""
+        [audio]
+        period_ms = 10
+        [output-snap]
+        type = "fifo"
+        path = "/tmp/snapfifo"
+        format = "44100:24:2"
+
+        [output-speakers]
+        type = "alsa"
+        device = "plughw:CARD=Headphones"
+        enabled = false
+        [button-next]
+        line = "GPIO6"
+        """)
+        let rows = Dictionary(config.effectiveValues().map { ($0.key, ($0.value, $0.origin)) }) { first, _ in first }
+        #expect(rows["output-snap.type"]?.0 == "\"fifo\"")
+        #expect(rows["output-snap.path"]?.0 == "\"/tmp/snapfifo\"")
+        #expect(rows["output-snap.format"]?.0 == "\"44100:24:2\"")
+        #expect(rows["output-snap.enabled"]?.0 == "true")
+        #expect(rows["output-snap.type"]?.1.hasSuffix("fermata.toml:4") == true, "\(rows["output-snap.type"] ?? ("", ""))")
+        #expect(rows["output-speakers.device"]?.0 == "\"plughw:CARD=Headphones\"")
+        #expect(rows["output-speakers.enabled"]?.0 == "false")
+        #expect(rows["output-speakers.format"] == nil, "an alsa output has no fixed format")
+        #expect(rows["output-snap.path"]?.1.hasSuffix("fermata.toml:5") == true)
+        #expect(rows["output-speakers.enabled"]?.1.hasSuffix("fermata.toml:11") == true)
+        #expect(rows["output-snap.enabled"]?.1 == "default", "not written: the default")
+        #expect(rows["button-next.line"]?.0 == "\"GPIO6\"")
+        #expect(rows["button-next.line"]?.1.hasSuffix("fermata.toml:13") == true)
+        #expect(rows["audio.period_ms"]?.1.hasSuffix("fermata.toml:2") == true)
+    }
+
     @Test func errorsNameFileLineAndKey() {
         let unknown = error("[audio]\nperiod_ms = 5\nvolumee = 3\n")
         #expect(unknown?.line == 3)

@@ -1,6 +1,8 @@
 import AudioCore
+import Daemon
 import FermataConfig
 import Foundation
+import Logging
 import Testing
 import TestSupport
 
@@ -52,6 +54,25 @@ import TestSupport
 
     @Test func noSectionsMeansNoOutputList() throws {
         #expect(try load("[audio]\noutput = \"null\"\n").0.outputs.isEmpty)
+    }
+
+    /// With output sections, `audio.output` (from the file or `--output`) is not used; the daemon says so once
+    /// instead of ignoring it silently. Without sections it is the output, and nothing is said.
+    @Test func audioOutputBesideSectionsIsReportedAsUnused() throws {
+        var (config, _) = try load("[output-room]\ntype = \"alsa\"\ndevice = \"null\"\n")
+        try config.override("audio.output", with: "plughw:CARD=DAC", flag: "--output")
+        let logs = LogCollector()
+        let made = OutputSet.make(config: config, saved: [:], logger: Logger(label: "test") { _ in logs })
+        #expect(made.destination.contains("null"), "the section's device: \(made.destination)")
+        #expect(logs.lines.withLock { $0 } == [
+            "warning: audio.output (--output) is not used: [output-*] sections name the outputs ([output-room] device)",
+        ])
+
+        var plain = DaemonConfig()
+        try plain.override("audio.output", with: "null", flag: "--output")
+        let quiet = LogCollector()
+        _ = OutputSet.make(config: plain, saved: [:], logger: Logger(label: "test") { _ in quiet })
+        #expect(quiet.lines.withLock { $0 }.isEmpty)
     }
 
     @Test func errorsNameFileLineAndKey() throws {
