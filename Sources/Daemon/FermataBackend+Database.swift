@@ -132,3 +132,27 @@ extension FermataBackend {
         return sort.descending ? !result : result
     }
 }
+
+extension FermataBackend {
+    /// The running (or last) scan's counters and the last finished scan's counts, for `scan_status`.
+    public func scanReport() async throws -> ScanReport {
+        let progress = library.progress
+        var report = ScanReport()
+        report.job = max(progress.job, requestedScan.withLock { $0 })
+        // Asked for but not begun yet: report it as running, so a follower never sees the previous scan's end.
+        report.phase = progress.job < report.job ? ScanProgress.Phase.scanning.rawValue : progress.phase.rawValue
+        report.filesSeen = progress.filesSeen
+        report.filesRead = progress.filesRead
+        report.errors = progress.errors
+        report.elapsed = progress.elapsed
+        if let last = library.lastScan {
+            report.lastSummary = [
+                ("job", "\(last.job)"), ("mode", last.mode.rawValue), ("seen", "\(last.filesSeen)"),
+                ("added", "\(last.added)"), ("updated", "\(last.updated)"), ("removed", "\(last.removed)"),
+                ("restored", "\(last.identitiesRestored)"), ("issues", "\(last.issues)"), ("tracks", "\(last.tracks)"),
+                ("seconds", ResponseText.fixed3(last.seconds)),
+            ]
+        }
+        return report
+    }
+}

@@ -92,4 +92,7 @@ public protocol MPDBackend: Sendable {
 
     /// Practice statistics for a period (`practice`). The default refuses: see `MPDBackend+Practice.swift`.
     func practiceReport(_ period: PracticePeriod) async throws -> PracticeReport
+
+    /// Where the library scan is (`scan_status`). The default refuses: see `MPDBackend+Scan.swift`.
+    func scanReport() async throws -> ScanReport
 }

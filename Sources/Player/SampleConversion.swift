@@ -2,7 +2,7 @@ import AudioCore
 
 /// Conversions between left-justified integer / float interleaved samples and Float32, with channel mapping.
 /// Pure functions over caller-owned buffers; any thread.
-enum SampleConversion {
+public enum SampleConversion {
     /// Reads `frames` frames of `format`, maps them to `channels` channels (mono is copied to every channel, many to
     /// mono is averaged, otherwise channels are kept in order and extra ones are silent) and scales by `gain`.
     static func toFloat(
@@ -37,7 +37,7 @@ enum SampleConversion {
     }
 
     /// Writes `frames` Float32 frames (already in the device's channel count) in the device's encoding.
-    static func fromFloat(
+    public static func fromFloat(
         _ input: UnsafePointer<Float>, frames: Int, to device: AudioFormat, into output: UnsafeMutableRawPointer
     ) {
         let count = frames * device.channels

@@ -12,7 +12,8 @@ struct FermataCommand: AsyncParsableCommand {
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
             LoopCommand.self, TempoCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
-            ConfigCommand.self, DoctorCommand.self, GPIOCommand.self, PracticeStatsCommand.self,
+            ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
+            PracticeStatsCommand.self,
         ]
     )
 }

@@ -95,3 +95,18 @@ enum FermataCommands {
         try await c.backend.perform(.speedTrainer(plan))
     }
 }
+
+extension FermataCommands {
+    /// `scan_status`: `scan_job`, `scan_phase`, `scan_files_seen`, `scan_files_read`, `scan_errors`, `scan_elapsed`
+    /// (seconds), then the last finished scan's counts as `last_KEY` lines.
+    static func scanStatus(_ c: inout CommandContext) async throws {
+        let report = try await c.backend.scanReport()
+        c.response.line("scan_job", report.job)
+        c.response.line("scan_phase", report.phase)
+        c.response.line("scan_files_seen", report.filesSeen)
+        c.response.line("scan_files_read", report.filesRead)
+        c.response.line("scan_errors", report.errors)
+        c.response.line("scan_elapsed", seconds: report.elapsed)
+        for (key, value) in report.lastSummary { c.response.line("last_" + key, value) }
+    }
+}
