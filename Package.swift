@@ -41,6 +41,8 @@ let package = Package(
 
         // Formats, the lock-free PCM ring, track marks, gain and crossfade maths. No Foundation.
         .target(name: "CThreadShim"),
+        // O_DIRECT, which Swift's Glibc module leaves out (the position checkpoint file).
+        .target(name: "CFileShim"),
         .target(name: "AudioCore", dependencies: ["CThreadShim"]),
         // Domain values and the control contract shared by every front end.
         .target(name: "FermataCore", dependencies: ["AudioCore"]),
@@ -63,7 +65,7 @@ let package = Package(
             name: "Daemon",
             dependencies: [
                 "AudioCore", "FermataCore", "FermataConfig", "Player", "AudioOutput", "Decoders", "Library",
-                "MPDProtocol", "MPDServer", "Controls",
+                "MPDProtocol", "MPDServer", "Controls", "CFileShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

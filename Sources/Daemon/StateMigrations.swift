@@ -38,5 +38,9 @@ enum StateMigrations {
             try db.execute(sql: "CREATE TABLE output_state (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL)")
         }
         PracticeMigrations.register(in: &migrations)
+        migrations.register("v3-position-sequence") { db in
+            // Orders the position in player_state against the checkpoint file beside the database (newer wins).
+            try db.execute(sql: "ALTER TABLE player_state ADD COLUMN position_seq INTEGER NOT NULL DEFAULT 0")
+        }
     }
 }

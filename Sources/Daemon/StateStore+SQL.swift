@@ -12,6 +12,7 @@ extension StateStore {
         let resync = failing
         let queue = lastQueue
         let snapshot = lastSnapshot
+        let seq = sequence
         let pool = database.pool
         do {
             // An unstructured task: a cancelled caller (shutdown) must not abandon a write half-way through.
@@ -21,7 +22,7 @@ extension StateStore {
                     defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
                     try db.inTransaction {
                         if resync {
-                            try Self.rewriteAll(queue: queue, snapshot: snapshot, db)
+                            try Self.rewriteAll(queue: queue, snapshot: snapshot, sequence: seq, db)
                         } else {
                             try body(db)
                         }
@@ -48,14 +49,16 @@ extension StateStore {
         return !resync || queue != nil || snapshot != nil
     }
 
-    static func rewriteAll(queue: PlayQueue?, snapshot: PlayerSnapshot?, _ db: Database) throws {
+    static func rewriteAll(queue: PlayQueue?, snapshot: PlayerSnapshot?, sequence: UInt64, _ db: Database) throws {
         if let queue {
             try db.execute(sql: "DELETE FROM queue_entry")
             let sort = OrderKeys.renumber(queue.entries.map(\.id))
             let shuffle = queue.shuffledOrder.map(OrderKeys.renumber)
             for entry in queue.entries { try insert(entry, sortKey: sort[entry.id]!, shuffleKey: shuffle?[entry.id], db) }
         }
-        if let snapshot { try writeSnapshot(snapshot, shuffled: queue.map { $0.shuffledOrder != nil }, db) }
+        if let snapshot {
+            try writeSnapshot(snapshot, shuffled: queue.map { $0.shuffledOrder != nil }, sequence: sequence, db)
+        }
     }
 
     static func insert(_ entry: QueueEntry, sortKey: Int64, shuffleKey: Int64?, _ db: Database) throws {
@@ -68,17 +71,18 @@ extension StateStore {
     }
 
     /// Writes the state row; `shuffled` nil keeps the stored flag.
-    static func writeSnapshot(_ s: PlayerSnapshot, shuffled: Bool?, _ db: Database) throws {
+    static func writeSnapshot(_ s: PlayerSnapshot, shuffled: Bool?, sequence: UInt64, _ db: Database) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO player_state (id) VALUES (1)")
         try db.execute(sql: """
             UPDATE player_state SET transport = ?, current_entry = ?, position_frames = ?, sample_rate = ?, volume = ?,
                 repeat_mode = ?, single = ?, consume = ?, replay_gain = ?, shuffled = COALESCE(?, shuffled),
-                loop_entry = ?, loop_start = ?, loop_end = ?, loop_count = ?, queue_version = ?, next_entry_id = ?
+                loop_entry = ?, loop_start = ?, loop_end = ?, loop_count = ?, queue_version = ?, next_entry_id = ?,
+                position_seq = ?
             WHERE id = 1
             """, arguments: [s.transport.rawValue, s.currentEntry, s.positionFrames, s.sampleRate, s.volume,
                              s.repeatMode.rawValue, s.single, s.consume, s.replayGain.rawValue, shuffled,
                              s.loop?.entry, s.loop?.region.start, s.loop?.region.end, s.loop?.region.repeatCount,
-                             s.queueVersion, s.nextEntryID])
+                             s.queueVersion, s.nextEntryID, Int64(bitPattern: sequence)])
     }
 
     static func readSnapshot(_ db: Database) throws -> (PlayerSnapshot, shuffled: Bool) {

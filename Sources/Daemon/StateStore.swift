@@ -8,9 +8,10 @@ import Player
 import Synchronization
 
 /// Saves the queue and the player state in the state database, writing as few rows as possible: sparse sort keys
-/// (an edit rewrites only the rows it moved), one row for the player state, one small UPDATE per position checkpoint.
-/// Queue edits and state changes commit with `synchronous=FULL` (durable when the call returns, power cut included);
-/// checkpoints too, since they are the position a power cut comes back to.
+/// (an edit rewrites only the rows it moved) and one row for the player state. Queue edits and state changes commit
+/// with `synchronous=FULL` (durable when the call returns, power cut included). Position checkpoints, the most frequent
+/// write, go to a one-sector `PositionFile` beside the database (the database when that file cannot be used); every
+/// save of a position carries a sequence number, and on load the newer of the two wins.
 ///
 /// When a write fails (disk full, read-only), the player keeps going from memory: the store logs once, and the next
 /// successful write rewrites the whole queue and state so nothing stays out of date.
@@ -21,6 +22,10 @@ public actor StateStore: PlayerPersistence {
     var sortKeys: [EntryID: Int64] = [:]
     var shuffleKeys: [EntryID: Int64] = [:]
     var failing = false
+    /// Where position checkpoints go while the database writes succeed; nil when the file cannot be made.
+    let positionFile: PositionFile?
+    /// The number of the newest position save (database or file); the next save gets the next number.
+    var sequence: UInt64 = 0
     /// The newest queue and state handed to the store, for the full rewrite after a failure.
     var lastQueue: PlayQueue?
     var lastSnapshot: PlayerSnapshot?
@@ -32,6 +37,9 @@ public actor StateStore: PlayerPersistence {
     public init(database: LibraryDatabase, logger: Logger) {
         self.database = database
         self.logger = logger
+        let path = database.path + "-position"
+        positionFile = PositionFile(path: path)
+        if positionFile == nil { logger.notice("cannot prepare \(path): position checkpoints go to the database") }
     }
 
     /// The state database with the daemon's tables.
@@ -44,9 +52,18 @@ public actor StateStore: PlayerPersistence {
     /// What a restart needs first: the saved state and the current and next entries (by list order).
     /// `snapshot` is nil on a first start (nothing saved yet).
     public func loadHead() async throws -> (snapshot: PlayerSnapshot?, shuffled: Bool, entries: [QueueEntry]) {
-        try await database.pool.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player_state WHERE id = 1") == true else { return (nil, false, []) }
-            let (snapshot, shuffled) = try Self.readSnapshot(db)
+        let checkpointed = positionFile.flatMap { PositionFile.read(path: $0.path) }
+        let (head, savedSequence) = try await database.pool.read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player_state WHERE id = 1") == true else {
+                return ((PlayerSnapshot?.none, false, [QueueEntry]()), UInt64(0))
+            }
+            var (snapshot, shuffled) = try Self.readSnapshot(db)
+            let sequence = UInt64(try Int64.fetchOne(db, sql: "SELECT position_seq FROM player_state WHERE id = 1") ?? 0)
+            if let checkpointed, checkpointed.sequence > sequence {
+                snapshot.currentEntry = checkpointed.entry
+                snapshot.positionFrames = checkpointed.frame
+                snapshot.sampleRate = checkpointed.sampleRate
+            }
             var entries: [QueueEntry] = []
             if let current = snapshot.currentEntry,
                let row = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE id = ?", arguments: [current]) {
@@ -55,8 +72,11 @@ public actor StateStore: PlayerPersistence {
                 if let next = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE sort_key > ? ORDER BY sort_key LIMIT 1",
                                                arguments: [key]) { entries.append(Self.entry(next)) }
             }
-            return (snapshot, shuffled, entries)
+            return ((snapshot, shuffled, entries), sequence)
         }
+        // New saves must outnumber both, also a record left by a database since moved aside.
+        sequence = max(sequence, savedSequence, checkpointed?.sequence ?? 0)
+        return head
     }
 
     /// The whole saved queue in list order, and the shuffled order when shuffle is on.
@@ -100,6 +120,7 @@ public actor StateStore: PlayerPersistence {
         let sortUpdates = OrderKeys.plan(order: queue.entries.map(\.id), existing: sortKeys)
         let shuffleUpdates = queue.shuffledOrder.map { OrderKeys.plan(order: $0, existing: shuffleKeys) }
         let shuffleOff = queue.shuffledOrder == nil && !shuffleKeys.isEmpty
+        let seq = nextSequence()
         let written = await write { db in
             if cleared { try db.execute(sql: "DELETE FROM queue_entry") }
             for id in removedIDs { try db.execute(sql: "DELETE FROM queue_entry WHERE id = ?", arguments: [id]) }
@@ -117,7 +138,7 @@ public actor StateStore: PlayerPersistence {
             for entry in queue.entries where entry.version == queue.version && !insertedIDs.contains(entry.id) {
                 try db.execute(sql: "UPDATE queue_entry SET version = ? WHERE id = ?", arguments: [entry.version, entry.id])
             }
-            try Self.writeSnapshot(snapshot, shuffled: queue.shuffledOrder != nil, db)
+            try Self.writeSnapshot(snapshot, shuffled: queue.shuffledOrder != nil, sequence: seq, db)
         }
         if written {
             sortKeys.merge(sortUpdates) { $1 }
@@ -128,16 +149,29 @@ public actor StateStore: PlayerPersistence {
 
     public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
         lastSnapshot = snapshot
-        _ = await write { db in try Self.writeSnapshot(snapshot, shuffled: nil, db) }
+        let seq = nextSequence()
+        _ = await write { db in try Self.writeSnapshot(snapshot, shuffled: nil, sequence: seq, db) }
     }
 
     public func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {
         lastSnapshot?.currentEntry = entry
         lastSnapshot?.positionFrames = frame
         lastSnapshot?.sampleRate = sampleRate
-        _ = await write { db in
-            try db.execute(sql: "UPDATE player_state SET current_entry = ?, position_frames = ?, sample_rate = ? WHERE id = 1",
-                           arguments: [entry, frame, sampleRate])
+        let seq = nextSequence()
+        // While database writes fail, checkpoints go there too: the first one that succeeds rewrites everything missed.
+        if !failing, let positionFile,
+           await positionFile.save(SavedPosition(sequence: seq, entry: entry, frame: frame, sampleRate: sampleRate)) {
+            return
         }
+        _ = await write { db in
+            try db.execute(sql: """
+                UPDATE player_state SET current_entry = ?, position_frames = ?, sample_rate = ?, position_seq = ? WHERE id = 1
+                """, arguments: [entry, frame, sampleRate, Int64(bitPattern: seq)])
+        }
+    }
+
+    private func nextSequence() -> UInt64 {
+        sequence += 1
+        return sequence
     }
 }

@@ -5,7 +5,8 @@ import TestSupport
 // fermata-resume-bench [--library DIR] [--queue N] [--reps N] [--daemons fermata,mpd] [--io-seconds N]
 // Restart with a large queue: exec → playing the saved song (protocol, both daemons) and exec → first audio frame
 // written at the saved position (fermatad's own log line), medians; RSS after restore; bytes written per hour of
-// playback at the default 2 s checkpoint interval (/proc/PID/io).
+// playback at the default 2 s checkpoint interval (/proc/PID/io), through the short generated tracks and through one
+// long track (checkpoints alone).
 func option(_ name: String, _ fallback: String, in arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
     return arguments[index + 1]
@@ -108,12 +109,11 @@ for kind in kinds {
         process = try daemon.start()
         client = try daemon.connect()
         usleep(500_000)
-        let before = procField(process.processIdentifier, "io", "write_bytes")
-        sleep(UInt32(ioSeconds))
-        let after = procField(process.processIdentifier, "io", "write_bytes")
+        let written = writtenPerHour(process, seconds: ioSeconds)
         DaemonUnderTest.stop(process)
-        let perHour = Double(after - before) * 3600 / Double(ioSeconds)
-        print(String(format: "fermata: bytes written while playing, checkpoint every 2 s: %d B in %d s → %.1f MB per hour",
-                     after - before, ioSeconds, perHour / 1e6))
+        print(String(format: "fermata: bytes written while playing the 2–5 s generated tracks (a durable track change"
+                     + " every ~3.5 s, checkpoints every 2 s): %d B in %d s → %.1f MB per hour",
+                     written.bytes, ioSeconds, written.perHour / 1e6))
+        try measureCheckpointWrites(seconds: ioSeconds, work: work, binaries: binaries)
     }
 }

@@ -1,0 +1,117 @@
+@testable import Daemon
+import FermataCore
+import Foundation
+import GRDB
+import Logging
+import Player
+import Testing
+import TestSupport
+
+/// Position checkpoints go to the one-sector file beside the state database, not through SQLite, and whichever of the
+/// two holds the newer save is what a restart comes back to.
+@Suite struct PositionCheckpointTests {
+    let dir: TemporaryDirectory
+    init() throws { dir = try TemporaryDirectory() }
+
+    func openStore() throws -> StateStore {
+        StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+    }
+
+    /// A store holding a two-entry queue, playing the first entry at frame 100.
+    func storeWithQueue() async throws -> (StateStore, [EntryID]) {
+        let store = try openStore()
+        var generator = SplitMix64(seed: 3)
+        var queue = PlayQueue()
+        let ids = queue.insert(uris: ["a.flac", "b.flac"], at: nil, using: &generator)
+        var snapshot = PlayerSnapshot()
+        snapshot.transport = .playing
+        snapshot.currentEntry = ids[0]
+        snapshot.positionFrames = 100
+        snapshot.sampleRate = 44_100
+        snapshot.queueVersion = queue.version
+        snapshot.nextEntryID = queue.nextID
+        await store.saveQueueEdit(.inserted(ids.compactMap(queue.entry(id:)), at: 0), queue: queue, snapshot: snapshot)
+        return (store, ids)
+    }
+
+    func databaseBytes() -> Data {
+        let names = ["library.sqlite", "library.sqlite-wal"]
+        return names.reduce(into: Data()) { $0 += FileManager.default.contents(atPath: dir.file($1)) ?? Data() }
+    }
+
+    @Test func checkpointsLeaveTheDatabaseUntouchedAndComeBackOnRestart() async throws {
+        let (store, ids) = try await storeWithQueue()
+        let before = databaseBytes()
+        for second in 1...5 { await store.checkpoint(entry: ids[1], frame: Int64(second) * 44_100, sampleRate: 44_100) }
+        #expect(databaseBytes() == before, "a checkpoint wrote to the database or its WAL")
+        #expect(await store.failedWrites == 0)
+        let head = try await openStore().loadHead()
+        #expect(head.snapshot?.currentEntry == ids[1])
+        #expect(head.snapshot?.positionFrames == Int64(5 * 44_100))
+        #expect(head.snapshot?.transport == .playing)
+        #expect(head.entries.first?.id == ids[1], "the checkpointed entry is loaded first")
+    }
+
+    @Test func aStateChangeAfterACheckpointWins() async throws {
+        let (store, ids) = try await storeWithQueue()
+        await store.checkpoint(entry: ids[0], frame: 90_000, sampleRate: 44_100)
+        var paused = PlayerSnapshot()
+        paused.transport = .paused
+        paused.currentEntry = ids[1]
+        paused.positionFrames = 7
+        paused.sampleRate = 48_000
+        paused.queueVersion = 2
+        paused.nextEntryID = 3
+        await store.saveSnapshot(paused)
+        let reopened = try openStore()
+        let head = try await reopened.loadHead()
+        #expect(head.snapshot?.currentEntry == ids[1] && head.snapshot?.positionFrames == 7)
+        #expect(head.snapshot?.sampleRate == 48_000 && head.snapshot?.transport == .paused)
+        // And a checkpoint made after that restart wins over the database again.
+        await reopened.checkpoint(entry: ids[1], frame: 9_600, sampleRate: 48_000)
+        #expect(try await openStore().loadHead().snapshot?.positionFrames == 9_600)
+    }
+
+    @Test func aTornOrForeignPositionRecordIsIgnored() async throws {
+        let (store, ids) = try await storeWithQueue()
+        await store.checkpoint(entry: ids[1], frame: 44_100, sampleRate: 44_100)
+        let path = dir.file("library.sqlite-position")
+        var bytes = try #require(FileManager.default.contents(atPath: path))
+        #expect(bytes.count == PositionFile.blockSize, "preallocated: later writes overwrite in place")
+        #expect(PositionFile.read(path: path)?.frame == 44_100)
+        bytes[26] ^= 0x40 // a bit of the frame number: a torn or decayed record
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(PositionFile.read(path: path) == nil)
+        let head = try await openStore().loadHead()
+        #expect(head.snapshot?.currentEntry == ids[0] && head.snapshot?.positionFrames == 100,
+                "falls back to the position the database holds")
+    }
+
+    @Test func aRecordLeftBySetAsideDatabaseIsNotApplied() async throws {
+        let (store, ids) = try await storeWithQueue()
+        for frame in 1...20 { await store.checkpoint(entry: ids[1], frame: Int64(frame), sampleRate: 44_100) }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir.file("library.sqlite" + suffix)) }
+        let fresh = try openStore()
+        #expect(try await fresh.loadHead().snapshot == nil, "a new database starts empty")
+        var generator = SplitMix64(seed: 9)
+        var queue = PlayQueue()
+        let newIDs = queue.insert(uris: ["c.flac"], at: nil, using: &generator)
+        var snapshot = PlayerSnapshot()
+        snapshot.currentEntry = newIDs[0]
+        snapshot.positionFrames = 5
+        snapshot.sampleRate = 44_100
+        await fresh.saveQueueEdit(.inserted(newIDs.compactMap(queue.entry(id:)), at: 0), queue: queue, snapshot: snapshot)
+        let head = try await openStore().loadHead()
+        #expect(head.snapshot?.positionFrames == 5, "the old record (sequence 21) does not outrank the new database")
+    }
+
+    @Test func recordsRoundTripAndRejectStrayBlocks() throws {
+        let position = SavedPosition(sequence: 1 << 40, entry: -3, frame: Int64.max - 1, sampleRate: 192_000)
+        var bytes = [UInt8](repeating: 0, count: PositionFile.recordSize)
+        bytes.withUnsafeMutableBytes { PositionFile.encode(position, into: $0) }
+        #expect(bytes.withUnsafeBytes { PositionFile.decode($0) } == position)
+        let zeros = [UInt8](repeating: 0, count: PositionFile.recordSize)
+        #expect(zeros.withUnsafeBytes { PositionFile.decode($0) } == nil)
+        #expect(Array(bytes.prefix(40)).withUnsafeBytes { PositionFile.decode($0) } == nil, "a short read")
+    }
+}
