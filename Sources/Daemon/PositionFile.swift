@@ -23,11 +23,14 @@ public struct SavedPosition: Equatable, Sendable {
 /// Through SQLite each checkpoint cost 8 KiB (a WAL frame is a 4 KiB page plus a 24-byte header, so it straddles two
 /// filesystem pages); here it overwrites one 512-byte sector in place — with direct I/O where the filesystem has it, a
 /// 4 KiB page otherwise — then `fdatasync`s. Nothing is allocated and the size never changes, so checkpoints also go
-/// on when the disk is full. The record carries a checksum (a torn or foreign block reads as no record).
+/// on when the disk is full. Saves alternate between two slots and each record carries a checksum: a write torn by a
+/// power cut reads as no record, and the other slot still holds the save before it.
 /// Threads: `save` may be called from any task; writes run one at a time, in call order, on the file's own serial
 /// queue (a slow SD card never blocks the cooperative pool). `read` is for start-up.
 final class PositionFile: @unchecked Sendable {
     static let blockSize = 4096
+    /// Two slots of up to a block each.
+    static let fileSize = 2 * blockSize
     static let recordSize = 48
     static let magic: UInt64 = 0x3153_4f50_4d52_4546 // "FERMPOS1", little-endian
 
@@ -68,14 +71,17 @@ final class PositionFile: @unchecked Sendable {
         }
     }
 
-    /// The record in the file at `path`, or nil when there is none, it is torn, or it is not a position record.
+    /// The newest whole record in the file at `path`, or nil when there is none (no file, torn, or not a record).
     static func read(path: String) -> SavedPosition? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var bytes = [UInt8](repeating: 0, count: recordSize)
-        guard pread(fd, &bytes, recordSize, 0) == recordSize else { return nil }
-        return bytes.withUnsafeBytes { decode($0) }
+        // Slot 1 sits at 512 bytes, or at a whole block where the device took only block-sized direct writes.
+        return [0, 512, blockSize].compactMap { offset -> SavedPosition? in
+            var bytes = [UInt8](repeating: 0, count: recordSize)
+            guard pread(fd, &bytes, recordSize, off_t(offset)) == recordSize else { return nil }
+            return bytes.withUnsafeBytes { decode($0) }
+        }.max { $0.sequence < $1.sequence }
     }
 
     // MARK: writing (on `queue`)
@@ -83,7 +89,8 @@ final class PositionFile: @unchecked Sendable {
     private func write(_ position: SavedPosition) -> Bool {
         Self.encode(position, into: UnsafeMutableRawBufferPointer(start: buffer, count: Self.recordSize))
         while true {
-            if pwrite(descriptor, buffer, writeSize, 0) == writeSize { break }
+            let offset = off_t(Int(position.sequence % 2) * writeSize)
+            if pwrite(descriptor, buffer, writeSize, offset) == writeSize { break }
             guard errno == EINVAL, direct else { return false }
             // The device wants bigger direct writes, or the filesystem refuses them: a whole block, then buffered.
             if writeSize < Self.blockSize {
@@ -103,7 +110,7 @@ final class PositionFile: @unchecked Sendable {
     /// Creates the file full-size once (and makes that durable), so every later write is an overwrite in place.
     private static func preallocate(_ path: String) -> Bool {
         var info = stat()
-        if stat(path, &info) == 0 { return Int(info.st_size) >= blockSize || extend(path) }
+        if stat(path, &info) == 0 { return Int(info.st_size) >= fileSize || extend(path) }
         return extend(path)
     }
 
@@ -111,8 +118,11 @@ final class PositionFile: @unchecked Sendable {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        let zeros = [UInt8](repeating: 0, count: blockSize)
-        guard pwrite(fd, zeros, blockSize, 0) == blockSize, fsync(fd) == 0 else { return false }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return false }
+        let start = Int(info.st_size) // keeps what an older, smaller file holds
+        let zeros = [UInt8](repeating: 0, count: fileSize - start)
+        guard pwrite(fd, zeros, zeros.count, off_t(start)) == zeros.count, fsync(fd) == 0 else { return false }
         let slash = path.lastIndex(of: "/")
         let directory = slash.map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
         let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

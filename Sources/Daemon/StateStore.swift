@@ -39,6 +39,8 @@ public actor StateStore: PlayerPersistence {
         self.logger = logger
         let path = database.path + "-position"
         positionFile = PositionFile(path: path)
+        // New saves must outnumber any record already there (`loadHead` also counts the database's).
+        sequence = PositionFile.read(path: path)?.sequence ?? 0
         if positionFile == nil { logger.notice("cannot prepare \(path): position checkpoints go to the database") }
     }
 

@@ -72,14 +72,28 @@ import TestSupport
         #expect(try await openStore().loadHead().snapshot?.positionFrames == 9_600)
     }
 
-    @Test func aTornOrForeignPositionRecordIsIgnored() async throws {
+    @Test func aTornCheckpointFallsBackToThePreviousOneThenToTheDatabase() async throws {
         let (store, ids) = try await storeWithQueue()
         await store.checkpoint(entry: ids[1], frame: 44_100, sampleRate: 44_100)
+        await store.checkpoint(entry: ids[1], frame: 88_200, sampleRate: 44_100)
         let path = dir.file("library.sqlite-position")
         var bytes = try #require(FileManager.default.contents(atPath: path))
-        #expect(bytes.count == PositionFile.blockSize, "preallocated: later writes overwrite in place")
-        #expect(PositionFile.read(path: path)?.frame == 44_100)
-        bytes[26] ^= 0x40 // a bit of the frame number: a torn or decayed record
+        #expect(bytes.count == PositionFile.fileSize, "preallocated: later writes overwrite in place")
+        #expect(PositionFile.read(path: path)?.frame == 88_200)
+        // Where each record is: slots sit 512 bytes apart (a block apart where direct writes must be whole blocks).
+        func slot(holding frame: Int64) -> Int? {
+            [0, 512, PositionFile.blockSize].first { offset in
+                bytes[offset..<offset + PositionFile.recordSize].withUnsafeBytes { PositionFile.decode($0)?.frame } == frame
+            }
+        }
+        let newest = try #require(slot(holding: 88_200))
+        let previous = try #require(slot(holding: 44_100))
+        #expect(newest != previous, "saves alternate between two slots")
+        bytes[newest + 26] ^= 0x40 // a bit of the frame number: a write torn by a power cut
+        try bytes.write(to: URL(fileURLWithPath: path))
+        #expect(PositionFile.read(path: path)?.frame == 44_100, "the checkpoint before the torn one")
+        #expect(try await openStore().loadHead().snapshot?.positionFrames == 44_100)
+        bytes[previous + 8] ^= 0x01 // its sequence number: now no whole record is left
         try bytes.write(to: URL(fileURLWithPath: path))
         #expect(PositionFile.read(path: path) == nil)
         let head = try await openStore().loadHead()
