@@ -42,9 +42,10 @@ write() { # write DEST MODE < content
 }
 
 if [ $uninstall -eq 1 ]; then
-    system systemctl disable --now fermata.service
+    system systemctl disable --now fermata.service fermata-poweroff.path
     run rm -f "$root/etc/systemd/system/fermata.service" "$root/usr/local/bin/fermatad" "$root/usr/local/bin/fermata" \
-        "$root/etc/udev/rules.d/99-fermata-gpio.rules"
+        "$root/etc/udev/rules.d/99-fermata-gpio.rules" "$root/etc/systemd/system/fermata-poweroff.path" \
+        "$root/etc/systemd/system/fermata-poweroff.service"
     run rm -rf "$root/etc/fermata" "$root/usr/local/share/doc/fermata"
     [ $purge -eq 1 ] && run rm -rf "$root/var/lib/fermata"
     system systemctl daemon-reload
@@ -129,6 +130,9 @@ else
 fi
 run install -m 0644 -D "$project/boards/$board.toml" "$root/etc/fermata/board.toml"
 run install -m 0644 -D "$here/fermata.service" "$root/etc/systemd/system/fermata.service"
+for unit in fermata-poweroff.path fermata-poweroff.service; do
+    run install -m 0644 -D "$here/$unit" "$root/etc/systemd/system/$unit"
+done
 run install -m 0644 -D "$here/asound.conf" "$root/usr/local/share/doc/fermata/asound.conf.example"
 run install -m 0644 -D "$project/README.md" "$root/usr/local/share/doc/fermata/README.md"
 run install -d -m 0750 "$root/var/lib/fermata"
@@ -136,6 +140,6 @@ system chown fermata:fermata /var/lib/fermata
 
 # 6. Start.
 system systemctl daemon-reload
-system systemctl enable --now fermata.service
+system systemctl enable --now fermata.service fermata-poweroff.path
 [ $upgrade -eq 0 ] || system systemctl restart fermata.service
 echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"

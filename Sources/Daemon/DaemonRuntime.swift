@@ -68,8 +68,12 @@ public struct DaemonRuntime: Sendable {
             MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
         ]
         if let profile = controls.profile {
-            services.append(GPIOInputService(config: profile.controls, player: player,
-                                             logger: Logger(label: "fermata.controls")))
+            let controlsLogger = Logger(label: "fermata.controls")
+            let powerOff = PowerOffRequest(path: config.poweroffRequest)
+            services.append(GPIOInputService(config: profile.controls, player: player, logger: controlsLogger,
+                                             extraActions: { action in
+                                                 if action == .shutdown { powerOff.post(logger: controlsLogger) }
+                                             }))
         }
         services.append(PracticeService(recorder: practice, changes: backend.idle))
         notifier.ready(status: "ready")

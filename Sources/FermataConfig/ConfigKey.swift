@@ -47,6 +47,7 @@ struct ConfigKey: Sendable {
             text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from /proc/device-tree/model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },
+            text("system.poweroff_request", \.poweroffRequest, "File the `shutdown` control action creates; deploy/'s fermata-poweroff.path unit powers the board off when it appears (empty: the action is only logged)."),
             choice("log.level", \.logLevel, ["trace", "debug", "info", "notice", "warning", "error"], "Log level (stderr)."),
         ]
     }

@@ -27,6 +27,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxConnections = 32
     public var connectionTimeout = 60
     public var logLevel = "info"
+    /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).
+    public var poweroffRequest = "/run/fermata/poweroff"
     /// `[controls] board`: auto, off, a profile name or a path.
     public var board = "auto"
     /// The controls sections' other entries (`[controls]`, `[button-*]`, `[encoder-*]`, `[chord-*]`), checked and

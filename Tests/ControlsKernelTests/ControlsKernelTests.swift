@@ -108,6 +108,11 @@ struct ControlsKernelTests {
         #expect(lowered < 100 && raised > lowered && raised <= 100, "\(drive)")
         #expect(status(after: "tap next").contains("#2/2"), "\(drive)")
         #expect(!status(after: "chord next+previous").contains("[playing]"), "\(drive)")
+        // Play held past the 3 s hold time: the shutdown action (turned on in the scenario's configuration) asks
+        // for a power-off by creating the request file the fermata-poweroff.path unit watches.
+        let request = try? String(contentsOfFile: out + "/poweroff-request", encoding: .utf8)
+        #expect(request?.contains("requested by the shutdown control") == true, "\(log)")
+        #expect(log.contains("shutdown held: wrote \(out)/poweroff-request"), "\(log)")
     }
 
     /// What both builds must show: the exact actions, and one clear log line per unavailable control.

@@ -32,13 +32,14 @@ import TestSupport
         #expect(status == 0, "\(output)")
         for file in ["usr/local/bin/fermatad", "usr/local/bin/fermata", "etc/systemd/system/fermata.service",
                      "etc/fermata/fermata.toml", "etc/fermata/board.toml", "etc/udev/rules.d/99-fermata-gpio.rules",
-                     "usr/local/share/doc/fermata/asound.conf.example"] {
+                     "usr/local/share/doc/fermata/asound.conf.example", "etc/systemd/system/fermata-poweroff.path",
+                     "etc/systemd/system/fermata-poweroff.service"] {
             #expect(FileManager.default.fileExists(atPath: root.file(file)), "\(file) installed")
         }
         let config = try String(contentsOfFile: root.file("etc/fermata/fermata.toml"), encoding: .utf8)
         #expect(config.contains("music = \"/srv/music\""))
         #expect(output.contains("skip (--root): useradd --system --home-dir /var/lib/fermata"))
-        #expect(output.contains("skip (--root): systemctl enable --now fermata.service"))
+        #expect(output.contains("skip (--root): systemctl enable --now fermata.service fermata-poweroff.path"))
         // Idempotent: a second run keeps the edited configuration.
         try (config + "\n# edited\n").write(toFile: root.file("etc/fermata/fermata.toml"), atomically: true, encoding: .utf8)
         let again = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path,
@@ -48,6 +49,7 @@ import TestSupport
         let removed = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--root", root.path, "--uninstall"])
         #expect(removed.status == 0)
         #expect(!FileManager.default.fileExists(atPath: root.file("usr/local/bin/fermatad")))
+        #expect(!FileManager.default.fileExists(atPath: root.file("etc/systemd/system/fermata-poweroff.path")))
         #expect(FileManager.default.fileExists(atPath: root.file("var/lib/fermata")), "the state is kept")
     }
 

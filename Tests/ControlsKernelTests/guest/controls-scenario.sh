@@ -56,8 +56,9 @@ if [ "$1" = daemon ]; then
 	# Unix sockets do not work.
 	state=/tmp/fermata-state sock=/tmp/fermata-mpd.sock
 	mkdir -p "$state"
-	printf '[controls]\nboard = "%s"\ndebounce_ms = 30\n\n[button-ghost]\nline = "GPIO99"\npress = "announce"\n' \
-		"$boards/rpi-4.toml" > "$out/fermata.toml"
+	# The shutdown hold, off by default, turned on over the profile; its request file in the shared folder.
+	printf '[controls]\nboard = "%s"\ndebounce_ms = 30\n\n[button-ghost]\nline = "GPIO99"\npress = "announce"\n\n[button-play]\nhold = "shutdown"\n\n[system]\npoweroff_request = "%s"\n' \
+		"$boards/rpi-4.toml" "$out/poweroff-request" > "$out/fermata.toml"
 	"$fermatad" --config "$out/fermata.toml" --music "$out/music" --state "$state" --output null \
 		--listen "" --socket "$sock" > "$out/daemon.log" 2>&1 &
 	pid=$!
@@ -73,6 +74,8 @@ if [ "$1" = daemon ]; then
 	mpc -h "$sock" add a.wav b.wav
 	mpc -h "$sock" play > /dev/null
 	python3 "$here/drive.py" full "$out/drive.log" "mpc -h $sock status"
+	python3 "$here/drive.py" hold "$out/hold.log" GPIO17 3600
+	sleep 0.5
 	stop
 	echo "scenario done"
 	exit 0

@@ -5,6 +5,7 @@ holds them, spins the encoder both ways at speed, by writing gpio-sim `pull` att
 Lines are active-low with pull-ups (what Fermata requests): `pull-down` is a press or a closed encoder contact.
 Usage: drive.py full LOG [STATUS-COMMAND]   (LOG gets one line per step, with CLOCK_MONOTONIC ns; with a status
 command, e.g. `mpc -h SOCKET status`, its output follows each step's line once the step has settled)
+       drive.py hold LOG NAME MS             (holds one button down for MS milliseconds)
 """
 import os
 import subprocess
@@ -26,7 +27,7 @@ def sleep_ms(ms):
     time.sleep(ms / 1000)
 
 
-STATUS = sys.argv[3] if len(sys.argv) > 3 else None
+STATUS = sys.argv[3] if sys.argv[1] == "full" and len(sys.argv) > 3 else None
 pending = None
 
 
@@ -111,5 +112,11 @@ def full():
     note("done")
 
 
+def hold():
+    name, ms = sys.argv[3], int(sys.argv[4])
+    note(f"hold {name} {ms} ms")
+    tap(name, ms)
+
+
 if __name__ == "__main__":
-    {"full": full}[sys.argv[1]]()
+    {"full": full, "hold": hold}[sys.argv[1]]()
