@@ -112,7 +112,7 @@ extension Player {
         guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
               saved.transport != .stopped, policy != .off else { return }
         engine.setPaused(saved.transport == .paused || policy == .paused)
-        await begin(entry, atFrame: saved.positionFrames)
+        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil)
     }
 
     /// Replaces the queue with the whole saved list (after `restore` started audio from the first few entries).

@@ -43,8 +43,9 @@ public actor Player: PlayerControl {
     /// The entry the listener hears (or heard last).
     var current: EntryID?
     var consecutiveFailures = 0
-    /// The last start asked of the engine, reported by `status` until it is heard (a `next` or `seek` shows at once).
-    var requestedStart: (generation: Int, entry: EntryID, frame: Int64)?
+    /// The last start asked of the engine, reported by `status` until it is heard (a `next` or `seek` shows at once),
+    /// with its entry's source rate when known (seconds ↔ frames for a seek made before the start is heard).
+    var requestedStart: (generation: Int, entry: EntryID, frame: Int64, rate: Int?)?
     var randomGenerator = SystemRandomNumberGenerator()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
@@ -184,13 +185,16 @@ public actor Player: PlayerControl {
         return PlayableItem(entryID: entry.id, path: path(for: entry.uri), replayGain: gain ?? 1)
     }
 
-    /// Starts `entry` at `frame`; `countingIn`: with the count-in (a start from play, not a seek or a skip).
-    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, countingIn: Bool = false) async {
+    /// Starts `entry` at `frame`; `rate`: the entry's source rate where the caller knows it (a seek, a restore);
+    /// `countingIn`: with the count-in (a start from play, not a seek or a skip).
+    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, rate: Int? = nil, countingIn: Bool = false) async {
         stopped = false
+        let known = currentPosition()
+        let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
         current = entry.id
         consecutiveFailures = 0
         let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? countIn : nil)
-        requestedStart = (generation, entry.id, frame)
+        requestedStart = (generation, entry.id, frame, rate)
         transportChanged()
         await persistence?.saveSnapshot(snapshot(frame: frame))
         changeSink.yield(.player)
@@ -204,8 +208,19 @@ public actor Player: PlayerControl {
         if let asked = requestedStart, heard.generation < asked.generation {
             heard.entryID = asked.entry
             heard.sourceFrame = asked.frame
+            if let rate = asked.rate { heard.sourceRate = rate }
         }
         return heard
+    }
+
+    /// Reads the source rate of a start asked for but not heard yet (a skip to another entry) from its file's header,
+    /// once: a seek made before it is heard — a skip and a seek while paused — must convert seconds at that entry's
+    /// rate, not at the rate of the entry heard before. Leaves it unknown when the file cannot be read.
+    func resolveRequestedRate() {
+        guard let asked = requestedStart, asked.rate == nil, engine.position().generation < asked.generation,
+              let entry = queue.entry(id: asked.entry),
+              let decoder = try? DecoderRegistry.open(path: path(for: entry.uri)) else { return }
+        requestedStart?.rate = decoder.format.sampleRate
     }
 
     /// The persistent state now (the current position unless `frame` is given).
