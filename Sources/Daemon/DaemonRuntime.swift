@@ -43,8 +43,9 @@ public struct DaemonRuntime: Sendable {
                             logger: Logger(label: "fermata.player"))
         let policy = Player.ResumePolicy(rawValue: config.resume) ?? .playing
         await player.restore(snapshot: head.snapshot ?? firstStartSnapshot(), entries: head.entries, policy: policy)
-        let resumed = Task { await reportFirstFrame(engine) }
-        defer { resumed.cancel() }
+        // Watched only when the restore plays: the watch polls every 2 ms, for up to 5 s when no frame comes.
+        let resumed = await player.status().state == .playing ? Task { await reportFirstFrame(engine) } : nil
+        defer { resumed?.cancel() }
         let rest = try await store.loadQueue()
         let saved = head.snapshot ?? firstStartSnapshot()
         await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,

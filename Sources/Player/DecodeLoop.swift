@@ -104,8 +104,15 @@ final class DecodeLoop: @unchecked Sendable {
             }
             for command in commands { handle(command) }
             if commands.isEmpty == false { continue }
-            guard active != nil, hasRoomToDecode() else {
-                shared.decoderBell.wait(nanoseconds: 500_000_000)
+            // Nothing to decode: every source of work (a command, shutdown) rings the bell, so sleep until it does —
+            // no wake-ups while stopped. A full ring: the output thread rings at its low-water mark; the timeout is
+            // only a safety net (one wake-up per 5 s while paused).
+            guard active != nil else {
+                shared.decoderBell.wait()
+                continue
+            }
+            guard hasRoomToDecode() else {
+                shared.decoderBell.wait(nanoseconds: 5_000_000_000)
                 continue
             }
             step()
