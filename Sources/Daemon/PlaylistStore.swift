@@ -45,8 +45,7 @@ public struct PlaylistStore: Sendable {
             unlink(temporary)
             throw MPDError(.system, "cannot write playlist (disk full or read-only?)")
         }
-        let dirfd = open(directory, O_RDONLY | O_DIRECTORY)
-        if dirfd >= 0 { fsync(dirfd); close(dirfd) }
+        syncDirectory(containing: path(name))
     }
 
     public func remove(_ name: String) throws {

@@ -5,18 +5,11 @@ import Glibc
 
 /// A playing position as saved by a checkpoint, with the save sequence number that orders it against the player state
 /// in the database (the higher number is the newer save).
-public struct SavedPosition: Equatable, Sendable {
-    public var sequence: UInt64
-    public var entry: EntryID
-    public var frame: Int64
-    public var sampleRate: Int
-
-    public init(sequence: UInt64, entry: EntryID, frame: Int64, sampleRate: Int) {
-        self.sequence = sequence
-        self.entry = entry
-        self.frame = frame
-        self.sampleRate = sampleRate
-    }
+struct SavedPosition: Equatable, Sendable {
+    var sequence: UInt64
+    var entry: EntryID
+    var frame: Int64
+    var sampleRate: Int
 }
 
 /// A one-block file beside the state database that takes the position checkpoints made every few seconds while playing.
@@ -123,10 +116,7 @@ final class PositionFile: @unchecked Sendable {
         let start = Int(info.st_size) // keeps what an older, smaller file holds
         let zeros = [UInt8](repeating: 0, count: fileSize - start)
         guard pwrite(fd, zeros, zeros.count, off_t(start)) == zeros.count, fsync(fd) == 0 else { return false }
-        let slash = path.lastIndex(of: "/")
-        let directory = slash.map { String(path[..<$0]) }.flatMap { $0.isEmpty ? "/" : $0 } ?? "."
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
+        syncDirectory(containing: path)
         return true
     }
 

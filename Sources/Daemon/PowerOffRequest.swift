@@ -14,21 +14,19 @@ public struct PowerOffRequest: Sendable {
         self.path = path
     }
 
-    /// Creates the request file; logs what happened, or why it could not. Returns whether the request was made.
-    @discardableResult
-    public func post(logger: Logger) -> Bool {
+    /// Creates the request file; logs what happened, or why it could not.
+    public func post(logger: Logger) {
         guard !path.isEmpty else {
             logger.notice("controls: shutdown held, but [system] poweroff_request is empty: not powering off")
-            return false
+            return
         }
         let reason = "requested by the shutdown control at \(Date())\n"
         do {
             try Data(reason.utf8).write(to: URL(fileURLWithPath: path))
         } catch {
             logger.error("controls: shutdown held, but the power-off request \(path) cannot be written (\(error))")
-            return false
+            return
         }
         logger.notice("controls: shutdown held: wrote \(path); the fermata-poweroff.path unit powers the board off")
-        return true
     }
 }

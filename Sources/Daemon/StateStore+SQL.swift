@@ -85,9 +85,10 @@ extension StateStore {
                              s.queueVersion, s.nextEntryID, Int64(bitPattern: sequence)])
     }
 
-    static func readSnapshot(_ db: Database) throws -> (PlayerSnapshot, shuffled: Bool) {
+    /// The state row: the snapshot, the shuffle flag and the sequence number of its position; nil before the first save.
+    static func readSnapshot(_ db: Database) throws -> (snapshot: PlayerSnapshot, shuffled: Bool, sequence: UInt64)? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM player_state WHERE id = 1") else { return nil }
         var s = PlayerSnapshot()
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM player_state WHERE id = 1") else { return (s, false) }
         s.transport = PlayerSnapshot.Transport(rawValue: row["transport"]) ?? .stopped
         s.currentEntry = row["current_entry"]
         s.positionFrames = row["position_frames"]
@@ -103,7 +104,7 @@ extension StateStore {
         }
         s.queueVersion = row["queue_version"]
         s.nextEntryID = row["next_entry_id"]
-        return (s, row["shuffled"])
+        return (s, row["shuffled"], UInt64(bitPattern: row["position_seq"]))
     }
 
     static func entry(_ row: Row) -> QueueEntry {

@@ -39,8 +39,6 @@ public actor StateStore: PlayerPersistence {
         self.logger = logger
         let path = database.path + "-position"
         positionFile = PositionFile(path: path)
-        // New saves must outnumber any record already there (`loadHead` also counts the database's).
-        sequence = PositionFile.read(path: path)?.sequence ?? 0
         if positionFile == nil { logger.notice("cannot prepare \(path): position checkpoints go to the database") }
     }
 
@@ -52,16 +50,14 @@ public actor StateStore: PlayerPersistence {
     // MARK: loading
 
     /// What a restart needs first: the saved state and the current and next entries (by list order).
-    /// `snapshot` is nil on a first start (nothing saved yet).
+    /// `snapshot` is nil on a first start (nothing saved yet). Call it before saving anything: it also sets the
+    /// sequence number new position saves continue from.
     public func loadHead() async throws -> (snapshot: PlayerSnapshot?, shuffled: Bool, entries: [QueueEntry]) {
         let checkpointed = positionFile.flatMap { PositionFile.read(path: $0.path) }
         let (head, savedSequence) = try await database.pool.read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM player_state WHERE id = 1") == true else {
-                return ((PlayerSnapshot?.none, false, [QueueEntry]()), UInt64(0))
-            }
-            var (snapshot, shuffled) = try Self.readSnapshot(db)
-            let sequence = UInt64(try Int64.fetchOne(db, sql: "SELECT position_seq FROM player_state WHERE id = 1") ?? 0)
-            if let checkpointed, checkpointed.sequence > sequence {
+            guard let saved = try Self.readSnapshot(db) else { return ((PlayerSnapshot?.none, false, [QueueEntry]()), UInt64(0)) }
+            var snapshot = saved.snapshot
+            if let checkpointed, checkpointed.sequence > saved.sequence {
                 snapshot.currentEntry = checkpointed.entry
                 snapshot.positionFrames = checkpointed.frame
                 snapshot.sampleRate = checkpointed.sampleRate
@@ -74,7 +70,7 @@ public actor StateStore: PlayerPersistence {
                 if let next = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE sort_key > ? ORDER BY sort_key LIMIT 1",
                                                arguments: [key]) { entries.append(Self.entry(next)) }
             }
-            return ((snapshot, shuffled, entries), sequence)
+            return ((snapshot, saved.shuffled, entries), saved.sequence)
         }
         // New saves must outnumber both, also a record left by a database since moved aside.
         sequence = max(sequence, savedSequence, checkpointed?.sequence ?? 0)

@@ -130,7 +130,7 @@ extension Player {
     private func seek(to seconds: Double) async throws {
         let heard = try heardTrack()
         guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
-        await begin(entry, atFrame: Int64(max(0, seconds) * Double(heard.rate)), rate: heard.rate)
+        await begin(entry, atFrame: Int64(max(0, seconds) * Double(heard.rate)))
     }
 
     /// The entry heard now (or just asked for: `currentPosition`) and its source rate.

@@ -10,21 +10,14 @@ func writtenPerHour(_ process: Process, seconds: Int) -> (bytes: Int, perHour: D
     return (after - before, Double(after - before) * 3600 / Double(seconds))
 }
 
-/// What the position checkpoints alone cost: a fresh fermatad playing one track longer than the measurement, so no
-/// track change (each saved durably, with its play count) is counted.
+/// What steady playback costs: a fresh fermatad playing one track longer than the measurement, so only the position
+/// checkpoints and the practice statistics write, and no track change (each saved durably, with its play count).
 func measureCheckpointWrites(seconds: Int, work: TemporaryDirectory, binaries: String) throws {
     let music = work.file("long-music")
     let state = work.file("long-state")
     for dir in [music, state] { try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true) }
-    let rate = 44_100
-    let frames = (seconds + 20) * rate
-    var samples = [Int32](repeating: 0, count: frames * 2)
-    for frame in 0..<frames {
-        let value = Int32(8000 * sin(Double(frame) * 2 * Double.pi * 440 / Double(rate)))
-        samples[2 * frame] = value
-        samples[2 * frame + 1] = value
-    }
-    try WAVFixture.write(path: music + "/long.wav", samples: samples, channels: 2, sampleRate: rate, kind: .pcm16)
+    let samples = TestSignal.sweep(frames: (seconds + 20) * 44_100, channels: 2, bits: 16)
+    try WAVFixture.write(path: music + "/long.wav", samples: samples, channels: 2, sampleRate: 44_100, kind: .pcm16)
     let daemon = DaemonUnderTest(kind: .fermata, binaries: binaries, music: music, state: state, port: TestSocket.freePort())
     let process = try daemon.start()
     defer { DaemonUnderTest.stop(process) }
@@ -37,6 +30,7 @@ func measureCheckpointWrites(seconds: Int, work: TemporaryDirectory, binaries: S
     let written = writtenPerHour(process, seconds: seconds)
     // A new connection: the first one has been idle longer than the server lets a client sit.
     let elapsed = try daemon.connect().command("status").value("elapsed") ?? "?"
-    print(String(format: "fermata: bytes written while playing one long track (checkpoints only, every 2 s): %d B in %d s"
+    print(String(format: "fermata: bytes written while playing one long track (checkpoints every 2 s, practice"
+                 + " statistics every 30 s): %d B in %d s"
                  + " → %.2f MB per hour (elapsed %@ s)", written.bytes, seconds, written.perHour / 1e6, elapsed))
 }

@@ -15,13 +15,15 @@ import TestSupport
         let events: Task<Void, Never>
         let ids: [EntryID]
 
-        init(seconds: [Double]) async throws {
+        /// One FLAC entry per length, at 44.1 kHz unless `rates` says otherwise.
+        init(seconds: [Double], rates: [Int]? = nil) async throws {
             dir = try TemporaryDirectory()
             var paths: [String] = []
             for (index, length) in seconds.enumerated() {
                 let path = dir.file("t\(index).flac")
-                let signal = TestSignal.sweep(frames: Int(length * 44_100), channels: 2, bits: 16, seed: UInt64(index + 1))
-                try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+                let rate = rates?[index] ?? 44_100
+                let signal = TestSignal.sweep(frames: Int(length * Double(rate)), channels: 2, bits: 16, seed: UInt64(index + 1))
+                try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: rate)
                 paths.append(path)
             }
             var config = EngineConfig()
@@ -112,36 +114,20 @@ import TestSupport
     }
 
     @Test func aSeekAfterASkipWhilePausedUsesTheNewEntrysRate() async throws {
-        let dir = try TemporaryDirectory()
-        var paths: [String] = []
-        for (index, rate) in [44_100, 22_050].enumerated() {
-            paths.append(dir.file("r\(index).flac"))
-            let signal = TestSignal.sweep(frames: 40 * rate, channels: 2, bits: 16, seed: UInt64(index + 7))
-            try FLACFixture.write(path: paths[index], samples: signal, channels: 2, bitsPerSample: 16, sampleRate: rate)
-        }
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: PacedNullSink(), config: config)
-        let player = Player(engine: engine)
-        let events = Task { await player.run() }
-        let ids = await player.add(paths: paths)
+        let rig = try await Rig(seconds: [40, 40], rates: [44_100, 22_050])
+        let (player, ids) = (rig.player, rig.ids)
         try await player.perform(.playEntry(ids[0]))
-        for _ in 0..<2000 where engine.position().sourceRate != 44_100 { try await Task.sleep(for: .milliseconds(10)) }
+        _ = try await rig.until { $0.sourceRate == 44_100 }
         try await player.perform(.pause)
         try await player.perform(.next)  // paused: the 22.05 kHz entry is asked for, not heard yet
         try await player.perform(.seekBy(seconds: 10))
         let status = await player.status()
         #expect(status.entryID == ids[1] && status.elapsedFrames == 10 * 22_050, "10 s into the new entry: \(status)")
         try await player.perform(.resume)
-        var heard = engine.position()
-        for _ in 0..<2000 where !(heard.entryID == ids[1] && heard.state == .playing) {
-            try await Task.sleep(for: .milliseconds(10))
-            heard = engine.position()
-        }
+        let heard = try await rig.until { $0.entryID == ids[1] && $0.state == .playing }
         #expect(heard.entryID == ids[1] && heard.sourceRate == 22_050)
         #expect(heard.seconds >= 10 && heard.seconds < 18, "heard \(heard.seconds) s, asked for 10 s")
-        engine.shutdown()
-        _ = await events.value
+        await rig.finish()
     }
 
     @Test func gaplessHandOverPublishesTheNextEntry() async throws {

@@ -5,17 +5,12 @@
 set -euo pipefail
 seconds=${1:-10}
 fermatad=$(realpath "${2:-.build/release/fermatad}")
-port=16791
 work=$(mktemp -d /tmp/fermata-idle-XXXXXX)
 trap '[ -n "${pid:-}" ] && kill "$pid" 2> /dev/null; rm -rf "$work"' EXIT
+. "$(dirname "$0")/daemon-fixture.sh"
 mkdir -p "$work/music" "$work/state"
-python3 -c 'import sys, wave
-w = wave.open(sys.argv[1], "wb"); w.setnchannels(2); w.setsampwidth(2); w.setframerate(44100)
-w.writeframes(bytes(4 * 44100 * 60)); w.close()' "$work/music/silence.wav"
-"$fermatad" --music "$work/music" --state "$work/state" --output null --listen "127.0.0.1:$port" --socket "" \
-    --board off 2> "$work/daemon.log" &
-pid=$!
-until mpc -q -p $port status > /dev/null 2>&1; do sleep 0.1; done
+write_silence "$work/music/silence.wav" 60
+start_fermatad "$work/music" "$work/state" 16791
 # "TID<tab>NAME<tab>SWITCHES" per thread
 switches() {
     for task in /proc/$pid/task/*; do
@@ -35,5 +30,5 @@ measure() {
         "$work/before" "$work/after"
 }
 measure "stopped"
-mpc -q -p $port update --wait && mpc -q -p $port add silence.wav && mpc -q -p $port play && sleep 1 && mpc -q -p $port pause
+play_track silence.wav && sleep 1 && mpc -q -p $port pause
 measure "paused"

@@ -7,7 +7,6 @@
 set -euo pipefail
 seconds=${1:-120}
 fermatad=$(realpath "${2:-.build/release/fermatad}")
-port=16790
 work=$(mktemp -d /tmp/fermata-sd-writes-XXXXXX)
 device=
 cleanup() {
@@ -17,25 +16,17 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
+. "$(dirname "$0")/daemon-fixture.sh"
 mkdir -p "$work/music" "$work/state"
-python3 - "$work/music/long.wav" $((seconds + 30)) <<'PY'
-import math, struct, sys, wave
-with wave.open(sys.argv[1], "wb") as w:
-    w.setnchannels(2); w.setsampwidth(2); w.setframerate(44100)
-    second = b"".join(struct.pack("<hh", v, v) for v in (int(8000 * math.sin(i * 2 * math.pi * 440 / 44100)) for i in range(44100)))
-    for _ in range(int(sys.argv[2])): w.writeframes(second)
-PY
+write_silence "$work/music/long.wav" $((seconds + 30))
 sectors() { awk '{ print $7 }' "/sys/block/$(basename "$device")/stat"; }
 for options in noatime noatime,lazytime; do
     truncate -s 256M "$work/state.img"
     mkfs.ext4 -q -F "$work/state.img"
     device=$(losetup -f --show "$work/state.img")
     mount -o "$options" "$device" "$work/state"
-    "$fermatad" --music "$work/music" --state "$work/state" --output null --listen "127.0.0.1:$port" --socket "" \
-        --board off --checkpoint-interval 2 2> "$work/daemon.log" &
-    pid=$!
-    until mpc -q -p $port status > /dev/null 2>&1; do sleep 0.1; done
-    mpc -q -p $port update --wait && mpc -q -p $port add long.wav && mpc -q -p $port play
+    start_fermatad "$work/music" "$work/state" 16790 --checkpoint-interval 2
+    play_track long.wav
     sleep 3; sync
     device_before=$(sectors) process_before=$(awk '/^write_bytes/ { print $2 }' "/proc/$pid/io")
     sleep "$seconds"; sync
