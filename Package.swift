@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "fermata-library-bench", targets: ["LibraryBench"]),
         .executable(name: "fermata-controls-bench", targets: ["ControlsBench"]),
         .executable(name: "fermata-practice-bench", targets: ["PracticeBench"]),
+        .executable(name: "fermata-abuse-bench", targets: ["AbuseBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -93,6 +94,8 @@ let package = Package(
             linkerSettings: boardPageAlignment
         ),
         .executableTarget(name: "ResumeBench", dependencies: ["TestSupport"]),
+        // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
+        .executableTarget(name: "AbuseBench", dependencies: ["TestSupport", "MPDProtocol"]),
         .executableTarget(
             name: "FermataBench",
             dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
@@ -160,7 +163,7 @@ let package = Package(
             ]
         ),
         // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
-        .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport"]),
+        .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport", "MPDProtocol"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
