@@ -98,7 +98,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     /// (shutdown), which goes to the service's `extraActions` handler instead.
     public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
         switch self {
-        case .togglePause: .togglePause
+        case .togglePause: .playPause
         case .play: .play
         case .pause: .pause
         case .stop: .stop

@@ -5,6 +5,9 @@ public enum ControlAction: Sendable, Hashable {
     case pause
     case resume
     case togglePause
+    /// The PLAY button (and the encoder's push): starts a stopped queue at the current entry, or the first; otherwise
+    /// toggles pause. The protocol's `pause` is `togglePause`, which leaves a stopped player stopped, as MPD does.
+    case playPause
     case stop
     case next
     case previous
@@ -57,10 +60,13 @@ public struct CountInPlan: Sendable, Hashable {
         self.beforeEachPass = beforeEachPass
     }
 
-    /// Nil when usable: 1–16 beats, 20–400 BPM.
+    /// The tempos a count-in may have, given or tagged (a file's BPM tag outside it is ignored).
+    public static let bpmRange: ClosedRange<Double> = 20...400
+
+    /// Nil when usable: 1–16 beats, 20–400 BPM (so never NaN or infinite).
     public var problem: String? {
         guard (1...16).contains(beats) else { return "count-in beats must be 1-16" }
-        guard (bpm ?? fallbackBPM) >= 20 && (bpm ?? fallbackBPM) <= 400 && (20...400).contains(fallbackBPM) else {
+        guard Self.bpmRange.contains(bpm ?? fallbackBPM), Self.bpmRange.contains(fallbackBPM) else {
             return "count-in tempo must be 20-400 BPM"
         }
         return nil

@@ -149,5 +149,7 @@ import Testing
         #expect(KeyAction.repeatCycle.controlAction(currentRepeat: .track) == .setRepeat(.off))
         #expect(KeyAction.tempo(percent: 5).controlAction(currentRepeat: .off) == .changeTempo(by: 5))
         #expect(KeyAction.announce.controlAction(currentRepeat: .off) == .announce(nil))
+        // The PLAY button starts a stopped queue (the player's `playPause`), unlike the protocol's toggle.
+        #expect(KeyAction.togglePause.controlAction(currentRepeat: .off) == .playPause)
     }
 }

@@ -71,7 +71,8 @@ public actor InMemoryBackend: MPDBackend {
         case let .playEntry(id): try startPlaying(id)
         case .pause: if player.state == .playing { setState(.paused) }
         case .resume: if player.state == .paused { setState(.playing) }
-        case .togglePause:
+        case .togglePause: if player.state != .stopped { setState(player.state == .playing ? .paused : .playing) }
+        case .playPause:
             if player.state == .stopped {
                 try startPlaying(player.entryID ?? queue.first?.id)
             } else {
