@@ -4,16 +4,18 @@ import Glibc
 ///
 /// Pure functions over caller-owned memory; safe on the real-time thread (no allocation, no locks).
 public enum SampleMath {
+    /// Rounds and clamps to 16 bits; NaN becomes silence (total: no input traps).
     @inline(__always)
     public static func clampS16(_ value: Double) -> Int16 {
         let r = value.rounded()
-        return r >= 32767 ? .max : (r <= -32768 ? .min : Int16(r))
+        return r >= 32767 ? .max : (r <= -32768 ? .min : (r.isNaN ? 0 : Int16(r)))
     }
 
+    /// Rounds and clamps to 32 bits; NaN becomes silence (total: no input traps).
     @inline(__always)
     public static func clampS32(_ value: Double) -> Int32 {
         let r = value.rounded()
-        return r >= 2147483647 ? .max : (r <= -2147483648 ? .min : Int32(r))
+        return r >= 2147483647 ? .max : (r <= -2147483648 ? .min : (r.isNaN ? 0 : Int32(r)))
     }
 
     /// Multiplies `frames` frames in place by a gain moving linearly from `from` to `to` across the buffer.
@@ -67,8 +69,10 @@ public enum VolumeCurve {
 
 /// ReplayGain arithmetic: a tag's gain in dB plus a pre-amp, limited so the tagged peak never clips.
 public enum ReplayGainMath {
+    /// The linear gain; unity when the inputs are not finite (a damaged tag never silences or blows up a track).
     public static func linearGain(gainDB: Double, peak: Double?, preampDB: Double = 0) -> Double {
         var gain = pow(10, (gainDB + preampDB) / 20)
+        guard gain.isFinite else { return 1 }
         if let peak, peak > 0, gain * peak > 1 { gain = 1 / peak }
         return gain
     }

@@ -35,11 +35,11 @@ extension TrackTags {
         case "DATE": date = date ?? value
         case "GENRE": genre = genre ?? value
         case "COMPOSER": composer = composer ?? value
-        case "BPM": bpm = bpm ?? Double(value)
+        case "BPM": bpm = bpm ?? TagText.number(value, in: TagText.bpmRange)
         case "REPLAYGAIN_TRACK_GAIN": replayGain.trackGain = replayGain.trackGain ?? TagText.decibels(value)
-        case "REPLAYGAIN_TRACK_PEAK": replayGain.trackPeak = replayGain.trackPeak ?? Double(value)
+        case "REPLAYGAIN_TRACK_PEAK": replayGain.trackPeak = replayGain.trackPeak ?? TagText.number(value, in: TagText.peakRange)
         case "REPLAYGAIN_ALBUM_GAIN": replayGain.albumGain = replayGain.albumGain ?? TagText.decibels(value)
-        case "REPLAYGAIN_ALBUM_PEAK": replayGain.albumPeak = replayGain.albumPeak ?? Double(value)
+        case "REPLAYGAIN_ALBUM_PEAK": replayGain.albumPeak = replayGain.albumPeak ?? TagText.number(value, in: TagText.peakRange)
         default: break
         }
     }
@@ -63,11 +63,24 @@ enum TagText {
         return digits.isEmpty ? nil : Int(digits)
     }
 
-    /// "-6.20 dB" → -6.2; the unit is optional and case-insensitive.
+    /// Tempos a file may claim: anything else ("0", "nan", "1e308") is ignored as if untagged.
+    static let bpmRange: ClosedRange<Double> = 1...1000
+    /// ReplayGain peaks (1.0 is full scale; a little above it is common after lossy encoding).
+    static let peakRange: ClosedRange<Double> = 0...100
+    /// ReplayGain adjustments in dB; real ones stay within about ±30.
+    static let gainRange: ClosedRange<Double> = -100...100
+
+    /// "-6.20 dB" → -6.2; the unit is optional and case-insensitive; nil outside `gainRange` (and for NaN or ±inf).
     static func decibels(_ text: String) -> Double? {
         var value = clean(text)
         if value.lowercased().hasSuffix("db") { value = clean(String(value.dropLast(2))) }
-        return Double(value)
+        return number(value, in: gainRange)
+    }
+
+    /// The number `text` holds when it lies in `range` (so never NaN or infinite), else nil: a tag is untrusted input.
+    static func number(_ text: String, in range: ClosedRange<Double>) -> Double? {
+        guard let value = Double(clean(text)), range.contains(value) else { return nil }
+        return value
     }
 
     /// Lower-case hex digits of `bytes`.

@@ -40,9 +40,12 @@ extension DecodeLoop {
     /// no source advance), then the music follows in the next device frame.
     func beginCountIn(_ plan: CountInPlan, item: PlayableItem, at frame: Int64, sourceRate: Int) {
         guard let device, plan.beats > 0 else { return }
-        let tagged = (try? TagReader.read(path: item.path))?.bpm
+        let tagged = (try? TagReader.read(path: item.path))?.bpm.flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil }
         let bpm = (plan.bpm ?? tagged ?? plan.fallbackBPM) * converter.tempo
-        let interval = max(1, Int((60 * Double(device.sampleRate) / bpm).rounded()))
+        // A tempo the plan's checks let through is 20–400 BPM × 0.5–1.5; anything else (never expected) falls back
+        // to one beat a second rather than trapping the decoder thread.
+        let beat = 60 * Double(device.sampleRate) / bpm
+        let interval = beat.isFinite && beat >= 1 && beat < Double(Int32.max) ? Int(beat.rounded()) : device.sampleRate
         pushMark(.jump, item: item, sourceFrame: frame, sourceRate: sourceRate, ratio: 0)
         inserts.append(ClickTrack(beats: plan.beats, interval: interval, item: item, sourceFrame: frame,
                                   sourceRate: sourceRate))

@@ -40,7 +40,10 @@ extension Player {
             await begin(entry, countingIn: true)
         case .pause: setPaused(true)
         case .resume: setPaused(false)
-        case .togglePause: setPaused(!engine.isPauseRequested)
+        case .togglePause: if !stopped { setPaused(!engine.isPauseRequested) }  // MPD: no effect when stopped
+        case .playPause:
+            if stopped { return try await perform(.play) }  // saves its own snapshot
+            setPaused(!engine.isPauseRequested)
         case .stop:
             engine.stop()
             await markStopped()
@@ -49,14 +52,14 @@ extension Player {
         case let .seek(seconds): try await seek(to: seconds)
         case let .seekBy(delta): try await seek(to: currentPosition().seconds + delta)
         case let .setVolume(value): setVolume(value)
-        case let .changeVolume(delta): setVolume(volume + delta)
+        case let .changeVolume(delta): setVolume(volume + min(100, max(-100, delta)))
         case let .setRepeat(mode): repeatMode = mode; optionsChanged()
         case let .setSingle(on): single = on; optionsChanged()
         case let .setReplayGain(mode): replayGainMode = mode; optionsChanged()
         case let .setTempo(percent):
             guard (50...150).contains(percent) else { throw ActionError.invalidValue("tempo must be 50-150 %") }
             setTempo(percent)
-        case let .changeTempo(delta): setTempo(min(150, max(50, tempoPercent + delta)))
+        case let .changeTempo(delta): setTempo(min(150, max(50, tempoPercent + min(100, max(-100, delta)))))
         case let .speedTrainer(plan?):
             if let problem = plan.problem { throw ActionError.invalidValue(problem) }
             setSpeedTrainer(startPercent: plan.startPercent, stepPercent: plan.stepPercent,
@@ -80,9 +83,9 @@ extension Player {
         case let .loopNudge(endpoint, ms): try nudgeLoop(endpoint, milliseconds: ms)
         case let .setLoop(start, end, count):
             let heard = try heardTrack()
-            let rate = Double(heard.rate)
-            try applyLoop(entry: heard.entry, LoopRegion(start: Int64(start * rate), end: Int64(end * rate),
-                                                         repeatCount: count))
+            let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
+                                    end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
+            try applyLoop(entry: heard.entry, region)
         }
         await persistence?.saveSnapshot(snapshot())
     }
@@ -130,7 +133,7 @@ extension Player {
     private func seek(to seconds: Double) async throws {
         let heard = try heardTrack()
         guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
-        await begin(entry, atFrame: Int64(max(0, seconds) * Double(heard.rate)))
+        await begin(entry, atFrame: FrameTime.frames(seconds: seconds, rate: heard.rate))
     }
 
     /// The entry heard now (or just asked for: `currentPosition`) and its source rate.
@@ -169,11 +172,10 @@ extension Player {
 
     private func nudgeLoop(_ endpoint: LoopEndpoint, milliseconds: Int) throws {
         guard var current = loop else { throw ActionError.loopNeedsA }
-        let rate = Int64(max(1, engine.position().sourceRate))
-        let delta = Int64(milliseconds) * rate / 1000
+        let delta = FrameTime.offset(milliseconds: milliseconds, rate: max(1, engine.position().sourceRate))
         switch endpoint {
-        case .a: current.region.start = max(0, current.region.start + delta)
-        case .b: current.region.end += delta
+        case .a: current.region.start = FrameTime.moved(current.region.start, by: delta)
+        case .b: current.region.end = FrameTime.moved(current.region.end, by: delta)
         }
         try applyLoop(entry: current.entry, current.region)
     }

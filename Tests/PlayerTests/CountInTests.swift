@@ -42,6 +42,25 @@ import TestSupport
         #expect(firstDifference(Array(captured[(4 * interval * 2)...]), signal) == nil)
     }
 
+    /// A damaged or hostile BPM tag (`0`, `nan`, `inf`, `1e308`) used to divide by zero and trap the decoder thread;
+    /// it is ignored like a missing tag and the fallback tempo counts in.
+    @Test(arguments: ["0", "nan", "inf", "-120", "1e308"])
+    func anUnusableBPMTagFallsBack(tag: String) async throws {
+        let harness = try CaptureHarness()
+        let signal = TestSignal.sweep(frames: 10_000, channels: 2, bits: 16, seed: 83)
+        let path = harness.directory.file("m.flac")
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100,
+                              tags: ["BPM": tag])
+        let (bytes, _) = try await harness.play([path]) { player, _ in
+            try await player.perform(.countIn(CountInPlan(beats: 2, fallbackBPM: 120)))
+        }
+        let captured = int16Samples(bytes)
+        let interval = 22_050  // the 120 BPM fallback
+        try #require(captured.count == 2 * interval * 2 + signal.count)
+        _ = Self.checkClicks(Self.left(captured)[...], beats: 2, interval: interval)
+        #expect(firstDifference(Array(captured[(2 * interval * 2)...]), signal) == nil)
+    }
+
     @Test func theFilesBPMTagSetsTheTempo() async throws {
         let harness = try CaptureHarness()
         let signal = TestSignal.sweep(frames: 10_000, channels: 2, bits: 16, seed: 82)

@@ -33,6 +33,18 @@ import TestSupport
         #expect(firstDifference(captured, Self.scaled(source, by: 1 / 0.8)) == nil)
     }
 
+    /// Tags are untrusted input: a gain or peak that is not a usable number (`nan`, `inf`, `1e308 dB`) is ignored, so
+    /// the track plays untouched instead of trapping the decoder thread or going silent.
+    @Test(arguments: [["REPLAYGAIN_TRACK_GAIN": "nan", "REPLAYGAIN_TRACK_PEAK": "0.5"],
+                      ["REPLAYGAIN_TRACK_GAIN": "1e308 dB"],
+                      ["REPLAYGAIN_TRACK_GAIN": "+6 dB", "REPLAYGAIN_TRACK_PEAK": "nan"],
+                      ["REPLAYGAIN_TRACK_GAIN": "-inf dB"]])
+    func anUnusableTagPlaysAtUnity(tags: [String: String]) async throws {
+        let (source, captured) = try await capture(tags: tags, mode: .track)
+        let expected = tags["REPLAYGAIN_TRACK_GAIN"] == "+6 dB" ? Self.scaled(source, by: pow(10, 6.0 / 20)) : source
+        #expect(firstDifference(captured, expected) == nil)
+    }
+
     @Test func offLeavesTheSamplesUntouched() async throws {
         let tags = ["REPLAYGAIN_TRACK_GAIN": "-6.00 dB", "REPLAYGAIN_TRACK_PEAK": "0.5"]
         let (source, captured) = try await capture(tags: tags, mode: .off)

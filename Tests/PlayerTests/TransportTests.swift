@@ -155,3 +155,72 @@ import TestSupport
         #expect(captured[0..<settled].contains { abs($0) > 0 })
     }
 }
+
+/// The PLAY button from the states a musician finds the box in: stopped with a queue (just booted with
+/// `--resume off`, or after the next+previous chord), and playing.
+@Suite struct PlayButtonTests {
+    @Test func playPauseStartsAStoppedQueueAndThenToggles() async throws {
+        let rig = try await TransportTests.Rig(seconds: [20, 20])
+        // Stopped with nothing current: the button starts the first entry.
+        #expect(await rig.player.status().state == .stopped)
+        try await rig.player.perform(.playPause)
+        #expect(await rig.player.status().state == .playing)
+        #expect(await rig.player.status().entryID == rig.ids[0])
+        _ = try await rig.until { $0.sourceFrame > 4_000 }
+        // Playing: the button pauses, and again resumes.
+        try await rig.player.perform(.playPause)
+        #expect(await rig.player.status().state == .paused)
+        try await rig.player.perform(.playPause)
+        #expect(await rig.player.status().state == .playing)
+        // Stopped on the second entry (the chord's stop): the button starts that entry again.
+        try await rig.player.perform(.next)
+        try await rig.player.perform(.stop)
+        #expect(await rig.player.status().state == .stopped)
+        try await rig.player.perform(.playPause)
+        let status = await rig.player.status()
+        #expect(status.state == .playing)
+        #expect(status.entryID == rig.ids[1])
+        await rig.finish()
+    }
+
+    @Test func protocolPauseLeavesAStoppedPlayerStopped() async throws {
+        let rig = try await TransportTests.Rig(seconds: [5])
+        try await rig.player.perform(.togglePause)
+        #expect(await rig.player.status().state == .stopped)
+        await rig.finish()
+    }
+}
+
+/// Numbers from the protocol, the CLI and buttons reach the player unchecked in the worst case; every one of them must
+/// be a clear refusal or a clamp, never a trap (these used to kill the daemon: Double → Int64 conversions).
+@Suite struct HostileNumberTests {
+    @Test func seeksLoopsAndStepsWithHostileNumbersNeverTrap() async throws {
+        let rig = try await TransportTests.Rig(seconds: [20])
+        try await rig.player.perform(.setRepeat(.track))
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.sourceFrame > 2_000 }
+        for value in [1e300, -1e300, .infinity, -.infinity, .nan, 1e308, Double(Int64.max)] {
+            try await rig.player.perform(.seek(seconds: value))
+            try await rig.player.perform(.seekBy(seconds: value))
+            _ = try? await rig.player.perform(.setLoop(startSeconds: 0, endSeconds: value))
+            _ = try? await rig.player.perform(.setLoop(startSeconds: value, endSeconds: value * 10))
+        }
+        for value in [Int.max, Int.min, Int(Int64.max) - 1] {
+            try await rig.player.perform(.changeVolume(by: value))
+            try await rig.player.perform(.changeTempo(by: value))
+            _ = try? await rig.player.perform(.loopNudge(.a, milliseconds: value))
+            _ = try? await rig.player.perform(.loopNudge(.b, milliseconds: value))
+        }
+        let status = await rig.player.status()
+        #expect((0...100).contains(status.volume))
+        #expect((50...150).contains(status.tempoPercent))
+        // Still playing and answering: seek back to the start and hear it.
+        try await rig.player.perform(.loopClear)
+        try await rig.player.perform(.setTempo(percent: 100))
+        try await rig.player.perform(.seek(seconds: 0))
+        try await rig.player.perform(.resume)
+        _ = try await rig.until { $0.sourceFrame > 1_000 && $0.sourceFrame < 400_000 }
+        #expect(await rig.player.status().state != .stopped)
+        await rig.finish()
+    }
+}
