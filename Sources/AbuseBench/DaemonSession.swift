@@ -25,7 +25,7 @@ struct DaemonSession {
         do {
             try daemon.start()
             (figures.scanSeconds, figures.songs) = try scan()
-            progress("\(name): library scanned: \(figures.songs ?? 0) songs in \(format(figures.scanSeconds ?? .nan)) s")
+            progress("\(name): library scanned: \(figures.songs ?? 0) songs in \(duration(figures.scanSeconds ?? .nan))")
             try preparePlayback()
             Monotonic.sleep(1.0)
             figures.idle = MemoryReading.of(daemon.pid)
@@ -53,7 +53,8 @@ struct DaemonSession {
             }
         }
         let lastEnd = figures.runs.values.flatMap { $0 }.map(\.end).max() ?? Monotonic.now()
-        _ = daemon.watchdog.waitForPing(after: lastEnd, timeout: 11)
+        _ = daemon.watchdog.waitForPing(after: lastEnd, timeout: 11)  // closes the last scenario's gap; a rest too
+        if daemon.exitDescription == nil { figures.idleAfter = MemoryReading.of(daemon.pid) }
         daemon.stop()
         let logs = daemon.archiveLogs(to: logDirectory)
         if figures.runs.values.joined().contains(where: { $0.death != nil }) {
@@ -92,13 +93,14 @@ struct DaemonSession {
             figures.remarks.append("\(name): \(scenario.title): the status prober could not connect: \(error)")
             return nil
         }
+        let before = MemoryReading.of(daemon.pid)
         let memory = MemoryWatch(pid: daemon.pid)
         let start = Monotonic.now()
         let outcome = scenario.load(port: daemon.port, uris: uris)
         let end = Monotonic.now()
         let seen = probe.finish()
         let peaks = memory.finish()
-        var result = RunFigures(outcome: outcome, peaks: peaks, status: seen, start: start, end: end)
+        var result = RunFigures(outcome: outcome, peaks: peaks, before: before, status: seen, start: start, end: end)
         if let death = daemon.exitDescription {
             result.death = "\(name) \(death)"
             figures.remarks.append("\(name) \(death) during \(scenario.title); its log ends:")
@@ -150,14 +152,19 @@ struct DaemonSession {
     }
 
     private func describe(_ result: RunFigures) -> String {
-        var text = "\(format(result.outcome.seconds)) s, peak RSS \(mebibytes(result.peaks.rss))"
-            + " (anon \(mebibytes(result.peaks.anon))), worst status "
-            + (result.status.worst.map { "\(format($0 * 1000, digits: 1)) ms" } ?? "none")
+        var text = "\(duration(result.outcome.seconds)), RSS \(mebibytes(result.before?.rss ?? 0)) → peak "
+            + "\(mebibytes(result.peaks.rss)) (anon \(mebibytes(result.before?.anon ?? 0)) → \(mebibytes(result.peaks.anon))), "
+            + "worst status " + (result.status.worst.map(duration) ?? "none")
         if let note = result.outcome.note { text += "; " + note }
         if let failure = result.status.failure { text += "; prober: " + failure }
         if let death = result.death { text += "; " + death }
         return text
     }
+}
+
+/// Seconds as milliseconds below one second, as seconds above.
+func duration(_ seconds: Double) -> String {
+    seconds.isNaN ? "—" : seconds < 1 ? String(format: "%.1f ms", seconds * 1000) : String(format: "%.3f s", seconds)
 }
 
 func format(_ value: Double, digits: Int = 3) -> String {

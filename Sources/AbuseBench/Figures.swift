@@ -2,6 +2,8 @@
 struct RunFigures: Sendable {
     var outcome: LoadOutcome
     var peaks: MemoryWatch.Peaks
+    /// The daemon at rest (one track playing) right before the load: the idle its peak is held against.
+    var before: MemoryReading?
     var status: StatusProbe.Seen
     /// When the load ran (monotonic seconds), for the watchdog gaps.
     var start: Double
@@ -18,8 +20,9 @@ struct DaemonFigures: Sendable {
     /// `update` of the generated library, seconds (not a target; printed for context).
     var scanSeconds: Double?
     var songs: Int?
-    /// The daemon's memory at rest: library scanned, one track playing.
+    /// The daemon's memory at rest (library scanned, one track playing) before the first scenario and after the last.
     var idle: MemoryReading?
+    var idleAfter: MemoryReading?
     var runs: [Scenario: [RunFigures]] = [:]
     /// Whether the daemon ever sent a datagram to `$NOTIFY_SOCKET`.
     var heardWatchdog = false
@@ -35,10 +38,11 @@ struct DaemonFigures: Sendable {
         return ScenarioSummary(
             medianSeconds: times.isEmpty ? nil : times[times.count / 2],
             runs: runs.count,
-            peakRSS: runs.map(\.peaks.rss).max() ?? 0,
-            peakAnon: runs.map(\.peaks.anon).max() ?? 0,
+            memory: runs.compactMap { run in run.before.map { MemoryGrowth(before: $0, peaks: run.peaks) } }
+                .max { $0.factor < $1.factor },
             worstStatus: runs.compactMap(\.status.worst).max(),
             statusFailure: runs.compactMap(\.status.failure).first,
+            statesSeen: runs.reduce(into: Set<String>()) { $0.formUnion($1.status.states) },
             watchdogGap: runs.compactMap(\.watchdogGap).max(),
             failed: runs.contains { $0.outcome.failed || $0.death != nil },
             notes: Array(Set(runs.compactMap(\.outcome.note) + runs.compactMap(\.death))).sorted()
@@ -50,12 +54,21 @@ struct DaemonFigures: Sendable {
 struct ScenarioSummary: Sendable {
     var medianSeconds: Double?
     var runs: Int
-    /// KiB.
-    var peakRSS: Int
-    var peakAnon: Int
+    /// The run whose peak RSS was the largest multiple of the RSS before it.
+    var memory: MemoryGrowth?
     var worstStatus: Double?
     var statusFailure: String?
+    var statesSeen: Set<String>
     var watchdogGap: Double?
     var failed: Bool
     var notes: [String]
+}
+
+/// A scenario's peak memory against the daemon's memory at rest right before it.
+struct MemoryGrowth: Sendable {
+    var before: MemoryReading
+    var peaks: MemoryWatch.Peaks
+
+    /// Peak VmRSS ÷ VmRSS before.
+    var factor: Double { Double(peaks.rss) / Double(max(before.rss, 1)) }
 }

@@ -13,6 +13,8 @@ struct StatusProbe {
         var answered: Int
         /// Why the loop stopped early (the connection dropped, an ACK, a 60 s stall).
         var failure: String?
+        /// Every `state:` the answers had (only `play` when the audio path stayed live).
+        var states: Set<String> = []
     }
 
     private let stop = StopFlag()
@@ -37,6 +39,7 @@ struct StatusProbe {
                 }
                 seen.worst = max(seen.worst ?? 0, latency)
                 seen.answered += 1
+                seen.states.insert(answer.value("state") ?? "none")
                 Monotonic.sleep(0.002)
             } while !stop.isRaised
             return seen
