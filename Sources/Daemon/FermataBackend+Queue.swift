@@ -3,6 +3,7 @@ import Foundation
 import Library
 import MPDProtocol
 import Player
+import Decoders
 
 /// Queue commands: reading with tags from the library, and edits through the player (durable before they return).
 extension FermataBackend {
@@ -45,9 +46,9 @@ extension FermataBackend {
         do {
             switch edit {
             case let .add(source, position):
-                let uris = try await resolve(source)
+                let files = try await queueFiles(try await resolveFiles(source))
                 let at = try insertionIndex(position, view)
-                return await player.insert(uris: uris, at: at)
+                return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
             case let .delete(target):
                 try await player.remove(ids: Set(try entries(target, view).map(\.id)))
             case let .move(target, position):
@@ -67,25 +68,55 @@ extension FermataBackend {
         return []
     }
 
+    /// A file a queue source names, with the ReplayGain the library stored for it when the source came from the
+    /// library (nil: to be looked up).
+    struct SourceFile {
+        var uri: String
+        var replayGain: ReplayGainInfo?
+    }
+
+    /// The queue entries for `files`: each one's ReplayGain from the library (one database read for all those not
+    /// known yet), and for a file the library does not know, its tags read on `BlockingWork` — never inside the
+    /// player actor.
+    func queueFiles(_ files: [SourceFile]) async throws -> [(uri: String, replayGain: ReplayGainInfo)] {
+        let missing = files.filter { $0.replayGain == nil }.map(\.uri)
+        let known = try await library.tracks(paths: missing)
+        let unknown = missing.filter { known[$0] == nil }.map { (uri: $0, path: library.musicDirectory + "/" + $0) }
+        let read = unknown.isEmpty ? [:] : await BlockingWork.run {
+            Dictionary(unknown.map { ($0.uri, (try? TagReader.read(path: $0.path))?.replayGain ?? ReplayGainInfo()) },
+                       uniquingKeysWith: { first, _ in first })
+        }
+        return files.map { ($0.uri, $0.replayGain ?? known[$0.uri]?.replayGain ?? read[$0.uri] ?? ReplayGainInfo()) }
+    }
+
     /// The files a queue source names, checked against the music directory.
-    func resolve(_ source: QueueSource) async throws -> [String] {
+    func resolve(_ source: QueueSource) async throws -> [String] { try await resolveFiles(source).map(\.uri) }
+
+    /// The files a queue source names, checked against the music directory, with the library's ReplayGain where the
+    /// source came from the library.
+    func resolveFiles(_ source: QueueSource) async throws -> [SourceFile] {
         switch source {
         case let .uri(uri, _):
-            let absolute = try musicGuard.resolve(uri)
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-                throw MPDError(.noExist, "No such directory")
+            let guarded = musicGuard
+            let isDirectory = try await BlockingWork.run { () throws -> Bool in
+                let absolute = try guarded.resolve(uri)
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
+                    throw MPDError(.noExist, "No such directory")
+                }
+                return isDirectory.boolValue
             }
-            guard isDirectory.boolValue else { return [uri] }
+            guard isDirectory else { return [SourceFile(uri: uri)] }
             let base = uri.isEmpty ? [] : [TagFilter(.base, uri)]
             let tracks = try await library.find(base)
             guard !tracks.isEmpty else { throw MPDError(.noExist, "No such directory") }
-            return tracks.map(\.path)
+            return tracks.map { SourceFile(uri: $0.path, replayGain: $0.replayGain) }
         case let .matching(query):
-            return try await songs(query).map(\.uri)
+            return try await songs(query).map { SourceFile(uri: $0.uri) }
         case let .storedPlaylist(name, range):
-            let uris = try playlists.read(name)
-            return range.map { Array(uris[$0.clamped(to: uris.count)]) } ?? uris
+            let store = playlists
+            let uris = try await BlockingWork.run { try store.read(name) }
+            return (range.map { Array(uris[$0.clamped(to: uris.count)]) } ?? uris).map { SourceFile(uri: $0) }
         }
     }
 

@@ -96,6 +96,25 @@ public final class Library: Sendable {
         }
     }
 
+    /// The tracks at `paths` (relative to the music directory) that the library has, by path: one read, however many
+    /// paths (a stored playlist loaded into the queue, a list of `add`s).
+    public func tracks(paths: [String]) async throws -> [String: Track] {
+        guard !paths.isEmpty else { return [:] }
+        return try await database.pool.read { db in
+            var found: [String: Track] = [:]
+            // SQLite's default limit is 32,766 bound values; 500 a statement keeps each one small.
+            for start in stride(from: 0, to: paths.count, by: 500) {
+                let chunk = Array(paths[start..<min(paths.count, start + 500)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for track in try Track.fetchAll(db, sql: "SELECT \(Track.columns) FROM track WHERE path IN (\(marks))",
+                                                arguments: StatementArguments(chunk)) {
+                    found[track.path] = track
+                }
+            }
+            return found
+        }
+    }
+
     /// A directory's subdirectories and tracks (MPD `lsinfo`); "" is the top. Nil when there is no such directory.
     public func directory(_ path: String) async throws -> DirectoryListing? {
         try await database.pool.read { db in

@@ -5,16 +5,21 @@ import FermataCore
 /// Queue editing and restoring (MPD `add`, `delete`, `move`, `clear`, `shuffle`, `random`, `consume`).
 /// Each edit is written through `PlayerPersistence` before the method returns.
 extension Player {
-    /// Appends files (CLI use); reads their ReplayGain tags; returns the new entry ids.
+    /// Appends files (CLI use); reads their ReplayGain tags outside the actor (`BlockingWork`), so no file is read
+    /// while the actor is held; returns the new entry ids.
     @discardableResult
-    public func add(paths: [String]) async -> [EntryID] {
-        await insert(uris: paths, at: nil)
+    public nonisolated func add(paths: [String]) async -> [EntryID] {
+        let files = paths.map { path(for: $0) }
+        let gains = await BlockingWork.run { files.map { (try? TagReader.read(path: $0))?.replayGain ?? ReplayGainInfo() } }
+        return await insert(uris: paths, replayGain: gains, at: nil)
     }
 
-    /// Inserts files by URI (relative to the music directory, or absolute) at `position` (default: the end).
+    /// Inserts files by URI (relative to the music directory, or absolute) at `position` (default: the end), with
+    /// the ReplayGain the caller found for each (the library has it; tags of other files are read by the caller,
+    /// never here: the actor does no file I/O).
     @discardableResult
-    public func insert(uris: [String], at position: Int?) async -> [EntryID] {
-        let gains = uris.map { (try? TagReader.read(path: path(for: $0)))?.replayGain ?? ReplayGainInfo() }
+    public func insert(uris: [String], replayGain gains: [ReplayGainInfo], at position: Int?) async -> [EntryID] {
+        precondition(gains.count == uris.count, "one ReplayGain value per URI")
         let at = min(max(0, position ?? queue.count), queue.count)
         let ids = queue.insert(uris: uris, replayGain: gains, at: at, using: &randomGenerator)
         let added = ids.compactMap { queue.entry(id: $0) }
@@ -111,6 +116,16 @@ extension Player {
         current = saved.currentEntry
         guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
               saved.transport != .stopped, policy != .off else { return }
+        engine.setPaused(saved.transport == .paused || policy == .paused)
+        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil)
+    }
+
+    /// Starts the saved entry at its saved position as `restore` would have, when nothing has happened since: the
+    /// player is still stopped on that entry (the restore could not play then because the music directory was not
+    /// there yet). Does nothing once someone has played, stopped or edited their way elsewhere.
+    public func resumeSaved(_ saved: PlayerSnapshot, policy: ResumePolicy) async {
+        guard stopped, saved.transport != .stopped, policy != .off, let id = saved.currentEntry, current == id,
+              let entry = queue.entry(id: id) else { return }
         engine.setPaused(saved.transport == .paused || policy == .paused)
         await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil)
     }

@@ -168,7 +168,7 @@ public actor Player: PlayerControl {
         return queue.entry(after: entry, wrap: repeatMode == .queue).map(item)
     }
 
-    func path(for uri: String) -> String {
+    nonisolated func path(for uri: String) -> String {
         guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
         return musicDirectory + "/" + uri
     }
