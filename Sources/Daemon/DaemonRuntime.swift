@@ -42,7 +42,14 @@ public struct DaemonRuntime: Sendable {
         let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
                             logger: Logger(label: "fermata.player"))
         let policy = Player.ResumePolicy(rawValue: config.resume) ?? .playing
-        await player.restore(snapshot: head.snapshot ?? firstStartSnapshot(), entries: head.entries, policy: policy)
+        // A music drive mounted late at boot: serve the saved queue stopped and start it when the directory appears.
+        let musicPath = config.musicDirectory
+        let music = await BlockingWork.run { MusicDirectoryState.check(musicPath) }
+        if music != .present {
+            logger.warning("music directory \(musicPath) \(music.words) (not mounted yet?): the queue is kept, and playback starts when it appears")
+        }
+        await player.restore(snapshot: head.snapshot ?? firstStartSnapshot(), entries: head.entries,
+                             policy: music == .present ? policy : .off)
         // Watched only when the restore plays: the watch polls every 2 ms, for up to 5 s when no frame comes.
         let resumed = await player.status().state == .playing ? Task { await reportFirstFrame(engine) } : nil
         defer { resumed?.cancel() }
@@ -57,7 +64,7 @@ public struct DaemonRuntime: Sendable {
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let practice = PracticeRecorder(player: player, store: PracticeStore(database: database),
                                         remember: config.practiceRemember)
-        let backend = try FermataBackend(player: player, library: library, playlists: playlists,
+        let backend = FermataBackend(player: player, library: library, playlists: playlists,
                                          outputs: made.outputs, store: store, logger: logger, practice: practice)
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
@@ -77,6 +84,10 @@ public struct DaemonRuntime: Sendable {
                                              }))
         }
         services.append(PracticeService(recorder: practice, changes: backend.idle))
+        if music != .present {
+            services.append(MusicDirectoryWatch(path: musicPath, player: player, library: library, saved: saved,
+                                                policy: policy, scanOnStart: config.scanOnStart, logger: logger))
+        }
         notifier.ready(status: "ready")
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -104,11 +115,8 @@ public struct DaemonRuntime: Sendable {
 
     /// The control port's settings from the `[mpd]` section.
     func serverConfiguration() throws -> MPDServerConfiguration {
-        var tcp: MPDServerConfiguration.TCPEndpoint?
-        if !config.listen.isEmpty, let colon = config.listen.lastIndex(of: ":") {
-            let host = String(config.listen[..<colon]).trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
-            tcp = .init(host: host, port: Int(config.listen[config.listen.index(after: colon)...]) ?? 6600)
-        }
+        // Checked when the configuration was read (`ListenAddress.problem`); empty means no TCP.
+        let tcp = ListenAddress(config.listen).map { MPDServerConfiguration.TCPEndpoint(host: $0.host, port: $0.port) }
         let socket = config.socketPath.isEmpty ? nil : config.socketPath
         if let socket {
             try? FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent,

@@ -30,7 +30,7 @@ public final class FermataBackend: MPDBackend {
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     public init(player: Player, library: Library, playlists: PlaylistStore, outputs: OutputSet, store: StateStore?,
-                logger: Logger, practice: PracticeRecorder? = nil) throws {
+                logger: Logger, practice: PracticeRecorder? = nil) {
         self.player = player
         self.practice = practice
         self.library = library
@@ -38,7 +38,7 @@ public final class FermataBackend: MPDBackend {
         self.outputs = outputs
         self.store = store
         self.logger = logger
-        musicGuard = try MusicPathGuard(musicDirectory: library.musicDirectory)
+        musicGuard = MusicPathGuard(musicDirectory: library.musicDirectory)
         capabilities = BackendCapabilities(
             decoders: [
                 DecoderPluginInfo(name: "flac", suffixes: ["flac", "fla"], mimeTypes: ["audio/flac", "audio/x-flac"]),

@@ -46,7 +46,7 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: music.appendingPathComponent("alias").path, withDestinationPath: "album")
 
-        let guardian = try MusicPathGuard(musicDirectory: music.path)
+        let guardian = MusicPathGuard(musicDirectory: music.path)
         #expect(try guardian.resolve("album/a.flac").hasSuffix("/music/album/a.flac"))
         #expect(try guardian.resolve("alias/a.flac").hasSuffix("/music/album/a.flac"))
         #expect(try guardian.resolve("") == guardian.root)
@@ -55,5 +55,19 @@ import Testing
         #expect(throws: MPDError(.permission, "Access denied")) { try guardian.resolve("/etc/passwd") }
         #expect(throws: MPDError(.argument, "Malformed URI")) { try guardian.resolve("../secret") }
         #expect(throws: MPDError(.noExist, "No such file or directory")) { try guardian.resolve("nosuch.flac") }
+    }
+
+    /// The music directory may be missing at start (a drive mounted late): the guard refuses paths then, and follows
+    /// the directory once it appears (it used to resolve the root once and throw when it was missing).
+    @Test func aMusicDirectoryThatAppearsLaterIsFollowed() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("fermata-guard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let music = root.appendingPathComponent("music")
+        let guardian = MusicPathGuard(musicDirectory: music.path)
+        #expect(guardian.root == nil)
+        #expect(throws: MPDError(.noExist, "No such file or directory")) { try guardian.resolve("a.flac") }
+        try FileManager.default.createDirectory(at: music, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: music.appendingPathComponent("a.flac").path, contents: Data([1]))
+        #expect(try guardian.resolve("a.flac").hasSuffix("/music/a.flac"))
     }
 }

@@ -7,26 +7,30 @@
 /// Resolves library URIs to real file-system paths and refuses any that end outside the music directory, following
 /// symlinks (`realpath`), so a link such as `music/evil -> /etc` cannot be used to read `/etc/passwd`.
 ///
+/// The music directory itself is resolved at each call, not once: it may be missing when the daemon starts (a USB drive
+/// or network share mounted late) and appear later, and the guard then follows it without a restart.
+///
 /// For `MPDBackend` implementations; immutable, callable from any thread (it does blocking file-system calls, so keep
-/// it off event loops).
+/// it off event loops and the cooperative pool).
 public struct MusicPathGuard: Sendable {
-    /// The music directory, resolved.
-    public let root: String
+    /// The music directory as configured.
+    public let musicDirectory: String
 
-    /// - Throws: when `musicDirectory` does not exist.
-    public init(musicDirectory: String) throws(MPDError) {
-        guard let resolved = Self.realPath(musicDirectory) else {
-            throw MPDError(.system, "music directory not found: \(musicDirectory)")
-        }
-        root = resolved
+    public init(musicDirectory: String) {
+        self.musicDirectory = musicDirectory
     }
 
+    /// The music directory, resolved; nil while it does not exist.
+    public var root: String? { Self.realPath(musicDirectory) }
+
     /// The real path of `uri` (which must pass `URIValidator`), or an ACK: `Malformed URI` / `Access denied` for
-    /// unsafe syntax or a resolved path outside the root, `No such file or directory` when it does not exist.
+    /// unsafe syntax or a resolved path outside the root, `No such file or directory` when it (or the music
+    /// directory) does not exist.
     public func resolve(_ uri: String) throws(MPDError) -> String {
         guard URIValidator.isSafe(uri) else {
             throw uri.hasPrefix("/") ? MPDError(.permission, "Access denied") : MPDError(.argument, "Malformed URI")
         }
+        guard let root else { throw MPDError(.noExist, "No such file or directory") }
         let joined = uri.isEmpty ? root : root + "/" + uri
         guard let real = Self.realPath(joined) else { throw MPDError(.noExist, "No such file or directory") }
         guard real == root || real.hasPrefix(root == "/" ? "/" : root + "/") else {
