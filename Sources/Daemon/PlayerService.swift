@@ -25,8 +25,15 @@ public struct PlayerService: Service {
 
     public func run() async throws {
         let checkpoints = Task { await checkpointLoop() }
-        let watchdog = Task { await watchdogLoop() }
-        defer { watchdog.cancel() }
+        let pinger = notifier.watchdogInterval.map {
+            WatchdogPinger(engine: player.engine, notifier: notifier, interval: $0, logger: logger)
+        }
+        pinger?.start()
+        let statusLine = Task { await statusLoop() }
+        defer {
+            statusLine.cancel()
+            pinger?.stop()
+        }
         await withDiscardingTaskGroup { group in
             group.addTask { await player.run() }
             try? await gracefulShutdown()
@@ -42,20 +49,17 @@ public struct PlayerService: Service {
         }
     }
 
-    /// `WATCHDOG=1` only while playback is alive: frames keep reaching the device when playing (or the player is
-    /// paused, stopped or waiting for its device). A stuck output thread stops the pings and systemd restarts us.
-    /// `STATUS=` says what is playing.
-    private func watchdogLoop() async {
+    /// `STATUS=` says what is playing (systemctl status), refreshed every watchdog interval; the watchdog itself is
+    /// `WatchdogPinger`, on a thread of its own.
+    private func statusLoop() async {
         guard let interval = notifier.watchdogInterval else { return }
-        var lastFrames = player.engine.framesWritten
+        var last = ""
         while !Task.isCancelled {
             try? await Task.sleep(for: interval)
-            let frames = player.engine.framesWritten
             let status = await player.status()
-            let alive = status.state != .playing || frames != lastFrames || status.lastError != nil
-            lastFrames = frames
-            if alive { notifier.watchdog() } else { logger.error("playback is stuck: no frames reached the device") }
-            notifier.status(status.state == .playing ? "playing \(status.path ?? "")" : status.state.rawValue)
+            let text = status.state == .playing ? "playing \(status.path ?? "")" : status.state.rawValue
+            if text != last { notifier.status(text) }
+            last = text
         }
     }
 
