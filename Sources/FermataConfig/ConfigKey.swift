@@ -35,8 +35,7 @@ struct ConfigKey: Sendable {
             boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
             boolean("practice.remember", \.practiceRemember, "Returning to a track restores its last A-B loop and tempo."),
             text("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).") {
-                $0.isEmpty || $0.split(separator: ":").last.flatMap { Int($0) }.map { (1...65535).contains($0) } == true
-                    ? nil : "must be HOST:PORT"
+                $0.isEmpty ? nil : ListenAddress.problem($0)
             },
             text("mpd.socket", \.socketPath, "Unix socket for MPD clients and the fermata CLI (empty: none)."),
             text("mpd.password", \.password, "Password clients send with `password` (empty: none)."),

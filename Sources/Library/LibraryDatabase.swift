@@ -37,10 +37,8 @@ public final class LibraryDatabase: Sendable {
     public convenience init(
         stateDirectory: String, extraMigrations: (inout SchemaMigrations) -> Void = { _ in }
     ) throws {
-        do {
-            try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true)
-        } catch {
-            throw OpenError.stateDirectory(path: stateDirectory, reason: "\(error.localizedDescription)")
+        if let reason = Self.makeDirectories(stateDirectory) {
+            throw OpenError.stateDirectory(path: stateDirectory, reason: reason)
         }
         try self.init(path: stateDirectory + "/" + Self.fileName, extraMigrations: extraMigrations)
     }
@@ -50,6 +48,24 @@ public final class LibraryDatabase: Sendable {
         self.path = path
         pool = try DatabasePool(path: path, configuration: Self.configuration())
         appliedMigrations = try Self.migrations(extra: extraMigrations).apply(to: pool)
+    }
+
+    /// Creates `path` and its missing parents (mode 0755); nil when it is a directory now, else what stood in the way
+    /// in plain words ("/srv/x is not a directory", "permission denied creating /var/lib/fermata").
+    static func makeDirectories(_ path: String) -> String? {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            prefix += "/" + component
+            var info = stat()
+            if stat(prefix, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFDIR else { return "\(prefix) is not a directory" }
+                continue
+            }
+            guard mkdir(prefix, 0o755) == 0 || errno == EEXIST else {
+                return "\(String(cString: strerror(errno)).lowercased()) creating \(prefix)"
+            }
+        }
+        return nil
     }
 
     /// The library's migrations followed by `extra`'s.

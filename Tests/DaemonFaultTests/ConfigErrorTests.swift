@@ -16,4 +16,24 @@ import TestSupport
         let line = run.errors.split(separator: "\n").first { $0.contains(config) } ?? ""
         #expect(line.contains("\(config):3:") && line.contains("playback.resume"), "stderr: \(run.errors)")
     }
+
+    /// `--listen ":16622"` used to fail at bind time ("UnknownHost", exit 1) after the daemon had said it was ready.
+    @Test func anUnusableListenAddressIsAConfigurationError() async throws {
+        let dir = try TemporaryDirectory(prefix: "fermata-fault-listen")
+        let run = try await FaultDaemon.runToEnd(["--state", dir.file("state"), "--output", "null", "--music", dir.path,
+                                                 "--listen", ":16622", "--socket", ""])
+        #expect(run.status == 78, "\(run)")
+        #expect(run.errors.contains("mpd.listen") && run.errors.contains("the host is missing"), "stderr: \(run.errors)")
+    }
+
+    /// A state directory under a regular file used to report "NSCocoaErrorDomain error 512".
+    @Test func aStateDirectoryUnderAFileSaysWhichPathIsNotADirectory() async throws {
+        let dir = try TemporaryDirectory(prefix: "fermata-fault-state")
+        FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8))
+        let run = try await FaultDaemon.runToEnd(["--state", dir.file("plain") + "/state", "--output", "null",
+                                                 "--music", dir.path, "--listen", "", "--socket", ""])
+        #expect(run.status != 0, "\(run)")
+        #expect(run.errors.contains("\(dir.file("plain")) is not a directory"), "stderr: \(run.errors)")
+        #expect(!run.errors.contains("NSCocoaErrorDomain"), "stderr: \(run.errors)")
+    }
 }
