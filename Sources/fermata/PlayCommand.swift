@@ -55,6 +55,13 @@ struct PlayCommand: AsyncParsableCommand {
     /// No files, or one number: the daemon's queue.
     var remote: Bool { files.isEmpty || (files.count == 1 && Int(files[0]) != nil) }
 
+    /// The queue position asked for (`fermata play 3`), checked: 0 and negatives are refused.
+    func queuePosition() throws -> QueuePosition? {
+        guard remote, let text = files.first else { return nil }
+        guard let position = QueuePosition(argument: text) else { throw ValidationError(QueuePosition.problem(text)) }
+        return position
+    }
+
     func validate() throws {
         if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if !(50...150).contains(tempo) { throw ValidationError("--tempo must be 50-150") }
@@ -62,11 +69,12 @@ struct PlayCommand: AsyncParsableCommand {
         if ReplayGainMode(rawValue: replayGain) == nil { throw ValidationError("--replay-gain must be off, track, album") }
         _ = try formatPolicy()
         _ = try loopSeconds()
+        _ = try queuePosition()
     }
 
     func run() async throws {
         if remote {
-            try SimpleCommand.send(connection, files.first.flatMap(Int.init).map { "play \($0 - 1)" } ?? "play")
+            try SimpleCommand.send(connection, try queuePosition().map { "play \($0.index)" } ?? "play")
             return
         }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }

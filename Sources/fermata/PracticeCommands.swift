@@ -10,14 +10,16 @@ struct TempoCommand: ParsableCommand {
 
     func validate() throws {
         guard words.count <= 1 else { throw ValidationError("give at most one speed: N, +N or -N") }
-        if let value = words.first, Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) == nil {
-            throw ValidationError("speed must be a percentage, +N or -N")
+        if let value = words.first, Self.step(value) == nil {
+            throw ValidationError("speed must be a percentage (50-150), or +N / -N up to 100")
         }
     }
 
+    static func step(_ text: String) -> StepValue? { StepValue(text, absolute: 50...150, step: -100...100) }
+
     func run() throws {
         try withConnection(connection) { client in
-            if let value = words.first { _ = try client.command("tempo \(value)") }
+            if let step = words.first.flatMap(Self.step) { _ = try client.command("tempo \(step.text)") }
             print("tempo \(dictionary(try client.command("tempo"))["tempo"] ?? "-") %")
         }
     }
@@ -32,7 +34,7 @@ struct TrainerCommand: ParsableCommand {
     @Argument(help: "START STEP EVERY CEILING (e.g. 70 5 2 100), or off.") var words: [String]
 
     func validate() throws {
-        guard words == ["off"] || (words.count == 4 && words.allSatisfy({ Int($0) != nil })) else {
+        guard words == ["off"] || (words.count == 4 && words.allSatisfy({ Int($0).map { (0...1000).contains($0) } ?? false })) else {
             throw ValidationError("use: trainer START STEP EVERY CEILING (numbers), or trainer off")
         }
     }
@@ -50,7 +52,10 @@ struct CountInCommand: ParsableCommand {
     @Flag(help: "Also before every pass of the A-B loop.") var eachPass = false
 
     func validate() throws {
-        guard beats == "off" || Int(beats) != nil else { throw ValidationError("BEATS must be a number or off") }
+        guard beats == "off" || (Int(beats).map { (1...16).contains($0) } ?? false) else {
+            throw ValidationError("BEATS must be 1-16, or off")
+        }
+        if let bpm, !(20...400).contains(bpm) { throw ValidationError("--bpm must be 20-400") }
     }
 
     func run() throws {

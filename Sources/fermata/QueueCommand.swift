@@ -49,11 +49,17 @@ struct QueueCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove entries by position.")
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "1-based positions.") var positions: [Int]
+        @Argument(help: "1-based positions.", transform: Remove.position) var positions: [QueuePosition]
         func run() throws {
             try withConnection(connection) { client in
-                for position in positions.sorted(by: >) { _ = try client.command("delete \(position - 1)") }
+                // Highest first, each once, so the positions still name the entries the user saw.
+                for position in Set(positions).sorted(by: >) { _ = try client.command("delete \(position.index)") }
             }
+        }
+
+        static func position(_ text: String) throws -> QueuePosition {
+            guard let position = QueuePosition(argument: text) else { throw ValidationError(QueuePosition.problem(text)) }
+            return position
         }
     }
 
@@ -61,9 +67,9 @@ struct QueueCommand: ParsableCommand {
     struct Move: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "move", abstract: "Move an entry.")
         @OptionGroup var connection: ConnectionOptions
-        @Argument var from: Int
-        @Argument var to: Int
-        func run() throws { try SimpleCommand.send(connection, "move \(from - 1) \(to - 1)") }
+        @Argument(help: "1-based position of the entry.", transform: Remove.position) var from: QueuePosition
+        @Argument(help: "1-based position it moves to.", transform: Remove.position) var to: QueuePosition
+        func run() throws { try SimpleCommand.send(connection, "move \(from.index) \(to.index)") }
     }
 
     /// `fermata queue clear`.
@@ -116,8 +122,21 @@ struct LoopCommand: ParsableCommand {
         case "b": line = "loop_b"
         case "clear": line = "loop_clear"
         case "cycle": line = "loop_cycle"
-        case "nudge" where words.count == 3: line = "loop_nudge \(words[1]) \(words[2])"
-        case "set" where words.count >= 3: line = "loop_set " + words.dropFirst().joined(separator: " ")
+        case "nudge" where words.count == 3:
+            guard ["a", "b"].contains(words[1]), let ms = Int(words[2]), abs(ms) <= 600_000 else {
+                throw ValidationError("use: loop nudge a|b MS (signed milliseconds, at most 600000)")
+            }
+            line = "loop_nudge \(words[1]) \(ms)"
+        case "set" where (3...4).contains(words.count):
+            guard let a = SeekTime(words[1]), let b = SeekTime(words[2]), a.direction == .absolute,
+                  b.direction == .absolute, b.seconds > a.seconds else {
+                throw ValidationError("use: loop set A B [COUNT] with 0 <= A < B, in seconds or m:ss")
+            }
+            let count = words.count == 4 ? Int(words[3]) : nil
+            if words.count == 4, !(0...1_000_000).contains(count ?? -1) {
+                throw ValidationError("COUNT must be a whole number from 0 to 1000000")
+            }
+            line = "loop_set \(a.seconds) \(b.seconds)" + (count.map { " \($0)" } ?? "")
         default: throw ValidationError("use: loop a | b | clear | cycle | nudge a|b MS | set A B [COUNT]")
         }
         try SimpleCommand.send(connection, line)

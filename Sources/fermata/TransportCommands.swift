@@ -44,19 +44,14 @@ struct SeekCommand: ParsableCommand {
 
     func validate() throws {
         guard words.count == 1 else { throw ValidationError("give one TIME: 1:30, 90, +10 or -5") }
+        guard SeekTime(words[0]) != nil else {
+            throw ValidationError("TIME must be seconds, m:ss or h:mm:ss (at most 240 hours), optionally with + or -")
+        }
     }
 
     func run() throws {
-        let time = words[0]
-        let relative = time.hasPrefix("+") || time.hasPrefix("-")
-        let body = relative ? String(time.dropFirst()) : time
-        let parts = body.split(separator: ":").map { Double($0) }
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != nil }) else {
-            throw ValidationError("TIME must be seconds or m:ss, optionally with + or -")
-        }
-        let seconds = parts.reduce(0.0) { $0 * 60 + $1! }
-        let sign = time.hasPrefix("-") ? "-" : "+"
-        try SimpleCommand.send(connection, "seekcur " + (relative ? sign : "") + String(seconds))
+        guard let time = SeekTime(words[0]) else { return }
+        try SimpleCommand.send(connection, "seekcur " + time.protocolArgument)
     }
 }
 
@@ -68,20 +63,17 @@ struct VolumeCommand: ParsableCommand {
 
     func validate() throws {
         guard words.count <= 1 else { throw ValidationError("give at most one volume: N, +N or -N") }
-        if let value = words.first, Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) == nil {
-            throw ValidationError("volume must be a number, +N or -N")
+        if let value = words.first, Self.step(value) == nil {
+            throw ValidationError("volume must be 0-100, or +N / -N up to 100")
         }
     }
 
+    static func step(_ text: String) -> StepValue? { StepValue(text, absolute: 0...100, step: -100...100) }
+
     func run() throws {
-        let value = words.first
+        let step = words.first.flatMap(Self.step)
         try withConnection(connection) { client in
-            if let value {
-                guard let number = Int(value.hasPrefix("+") ? String(value.dropFirst()) : value) else {
-                    throw ValidationError("volume must be a number, +N or -N")
-                }
-                _ = try client.command(value.hasPrefix("+") || value.hasPrefix("-") ? "volume \(number)" : "setvol \(number)")
-            }
+            if let step { _ = try client.command(step.relative ? "volume \(step.value)" : "setvol \(step.value)") }
             print("volume \(dictionary(try client.command("status"))["volume"] ?? "-")")
         }
     }
