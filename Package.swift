@@ -48,7 +48,7 @@ let package = Package(
         // Domain values and the control contract shared by every front end.
         .target(name: "FermataCore", dependencies: ["AudioCore"]),
         // FLAC, Ogg Vorbis and WAV decoders behind one contract; tag readers beside them.
-        .target(name: "Decoders", dependencies: ["AudioCore", "CFLAC", "CVorbis"]),
+        .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis"]),
         // ALSA and paced-null sinks behind `AudioSink`.
         .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
         // The engine: decoder thread, output thread, gapless hand-over, loops, transport.

@@ -1,3 +1,4 @@
+import FermataCore
 import AudioCore
 import CFLAC
 import Glibc
@@ -49,8 +50,10 @@ public final class FLACDecoder: AudioDecoder {
 
         FLAC__stream_decoder_set_md5_checking(decoder, 0)
         let client = Unmanaged.passUnretained(self).toOpaque()
-        let status = FLAC__stream_decoder_init_file(
-            decoder, path, flacWriteCallback, flacMetadataCallback, flacErrorCallback, client)
+        // The path's raw bytes (a file name need not be UTF-8: `RawPath`).
+        let status = RawPath.withCString(path) {
+            FLAC__stream_decoder_init_file(decoder, $0, flacWriteCallback, flacMetadataCallback, flacErrorCallback, client)
+        }
         guard status == FLAC__STREAM_DECODER_INIT_STATUS_OK else {
             if status == FLAC__STREAM_DECODER_INIT_STATUS_ERROR_OPENING_FILE {
                 throw .unreadable(path: path, reason: "libFLAC cannot open the file")

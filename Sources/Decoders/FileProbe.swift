@@ -1,3 +1,4 @@
+import FermataCore
 import Glibc
 
 /// The first bytes of a file, read once so a decoder can be chosen by content (never by the file extension).
@@ -68,7 +69,7 @@ struct FileProbe {
 /// Stateless; callable from any thread.
 enum PosixFile {
     static func open(_ path: String) throws(DecoderError) -> Int32 {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        let fd = RawPath.withCString(path) { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw .unreadable(path: path, reason: errnoString()) }
         return fd
     }

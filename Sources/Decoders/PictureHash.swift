@@ -1,3 +1,4 @@
+import FermataCore
 import CFLAC
 import CVorbis
 import Glibc
@@ -64,7 +65,7 @@ public enum PictureHash {
     private static func vorbis(path: String) -> (hash: String, bytes: Int)? {
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { file.deallocate() }
-        guard ov_fopen(path, file) == 0 else { return nil }
+        guard RawPath.withCString(path, { ov_fopen($0, file) }) == 0 else { return nil }
         defer { ov_clear(file) }
         guard let comment = ov_comment(file, 0), let entries = comment.pointee.user_comments,
               let lengths = comment.pointee.comment_lengths else { return nil }

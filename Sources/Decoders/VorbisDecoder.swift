@@ -1,3 +1,4 @@
+import FermataCore
 import AudioCore
 import CVorbis
 import Glibc
@@ -33,7 +34,7 @@ public final class VorbisDecoder: AudioDecoder {
         guard probe.isOgg else { throw .unsupported(path: path, reason: "no Ogg page signature") }
         guard probe.isOggVorbis else { throw .unsupported(path: path, reason: "the Ogg stream is not Vorbis") }
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
-        let result = ov_fopen(path, file)
+        let result = RawPath.withCString(path) { ov_fopen($0, file) }
         guard result == 0 else {
             file.deallocate()
             throw Self.error(result, path: path, action: "open")

@@ -1,3 +1,4 @@
+import FermataCore
 import CVorbis
 
 /// Reads Ogg Vorbis comments and stream properties with vorbisfile (headers and page granules only; no audio is
@@ -8,7 +9,7 @@ enum VorbisTagReader {
     static func read(path: String) throws(DecoderError) -> TrackTags {
         let file = UnsafeMutablePointer<OggVorbis_File>.allocate(capacity: 1)
         defer { file.deallocate() }
-        let result = ov_fopen(path, file)
+        let result = RawPath.withCString(path) { ov_fopen($0, file) }
         guard result == 0 else { throw VorbisDecoder.error(result, path: path, action: "open") }
         defer { ov_clear(file) }
         guard let info = ov_info(file, 0) else { throw .corrupt(path: path, reason: "no Vorbis stream info") }

@@ -1,4 +1,5 @@
 import Decoders
+import FermataCore
 import Foundation
 import Glibc
 @testable import Library
@@ -33,6 +34,11 @@ struct BadInputTests {
         try fixture.addFLAC("Bad/tmp-name.flac", seed: 502, tags: ["TITLE": "Odd name"])
         try Self.rename(bad + "/tmp-name.flac", toRawName: Array("odd ".utf8) + [0xE9, 0xFF] + Array(".flac".utf8),
                         in: bad)
+        // A second name that differs from it only in an invalid byte: two files, two tracks (they used to collapse
+        // into one "odd \u{FFFD}\u{FFFD}.flac" entry).
+        try fixture.addFLAC("Bad/tmp-twin.flac", seed: 505, tags: ["TITLE": "Odd twin"])
+        try Self.rename(bad + "/tmp-twin.flac", toRawName: Array("odd ".utf8) + [0xE9, 0xFE] + Array(".flac".utf8),
+                        in: bad)
         try fixture.addFLAC("Bad/cover-art.flac", seed: 503, pictureBytes: 100_000)
         let outside = try TemporaryDirectory()
         try LibraryFixture.writeFLAC(outside.file("outside.flac"), seed: 504, tags: [:])
@@ -51,7 +57,11 @@ struct BadInputTests {
         #expect(kind("Bad/broken.flac") == .corrupt)
         #expect(kind("Bad/noise.wav") == .unsupported)
         #expect(kind("Bad/bad-tag.flac") == .invalidTagText)
-        #expect(kind("Bad/odd \u{FFFD}\u{FFFD}.flac") == .invalidName)
+        let oddName = RawPath.text(Array("Bad/odd ".utf8) + [0xE9, 0xFF] + Array(".flac".utf8))
+        let twinName = RawPath.text(Array("Bad/odd ".utf8) + [0xE9, 0xFE] + Array(".flac".utf8))
+        #expect(oddName != twinName)
+        #expect(kind(oddName) == .invalidName)
+        #expect(kind(twinName) == .invalidName)
         #expect(kind("Bad/outside-link") == .outsideRoot)
         #expect(kind("Bad/outside-file.flac") == .outsideRoot)
         #expect(kind("Bad/dangling.flac") == .brokenSymlink)
@@ -61,9 +71,11 @@ struct BadInputTests {
 
         // Indexed despite their issues: the repaired tag and the raw name (whose real bytes are kept).
         #expect(try await library.track(path: "Bad/bad-tag.flac")?.artist == "Bad \u{FFFD}\u{FFFD} Artist")
-        let odd = try #require(try await library.track(path: "Bad/odd \u{FFFD}\u{FFFD}.flac"))
+        let odd = try #require(try await library.track(path: oddName))
         #expect(odd.title == "Odd name")
         #expect(odd.pathBytes == Array("Bad/odd ".utf8) + [0xE9, 0xFF] + Array(".flac".utf8))
+        #expect(RawPath.bytes(odd.path) == odd.pathBytes, "the path keeps the bytes")
+        #expect(try await library.track(path: twinName)?.title == "Odd twin")
         // Cover art is noted by hash and size.
         let cover = try #require(try await library.track(path: "Bad/cover-art.flac"))
         #expect(cover.pictureBytes == 100_000)
