@@ -20,7 +20,7 @@ enum FermataCommands {
         guard let endpoint = LoopEndpoint(rawValue: c.arguments[0].lowercased()) else {
             throw MPDError.badArgument("loop end must be \"a\" or \"b\"")
         }
-        try await c.backend.perform(.loopNudge(endpoint, milliseconds: try c.int(1)))
+        try await c.backend.perform(.loopNudge(endpoint, milliseconds: try c.milliseconds(1)))
     }
 
     static func loopSet(_ c: inout CommandContext) async throws {
@@ -47,10 +47,10 @@ enum FermataCommands {
             c.response.line("tempo", try await c.backend.status().player.tempoPercent)
             return
         }
-        guard let value = Int(text.hasPrefix("+") ? String(text.dropFirst()) : text) else {
-            throw MPDError.badArgument("tempo must be a percentage (50-150) or +N/-N")
-        }
         let relative = text.hasPrefix("+") || text.hasPrefix("-")
+        // A change beyond ±100 could only clamp; bounding it keeps the player's sum from overflowing.
+        let value = try ArgumentParser.percent(
+            text, in: relative ? -100...100 : 50...150, "tempo must be a percentage (50-150) or +N/-N")
         try await c.backend.perform(relative ? .changeTempo(by: value) : .setTempo(percent: value))
     }
 
@@ -59,11 +59,12 @@ enum FermataCommands {
             try await c.backend.perform(.countIn(nil))
             return
         }
-        let beats = try c.int(0)
+        let beats = try ArgumentParser.int(c.arguments[0], in: 1...16, "count-in beats must be 1-16")
         var bpm: Double?
         if let text = c.argument(1), text != "tag", text != "each" {
-            guard let value = Double(text) else { throw MPDError.badArgument("count_in BEATS [BPM|tag] [each], or off") }
-            bpm = value
+            bpm = try ArgumentParser.number(
+                text, in: 20...400, invalid: "count_in BEATS [BPM|tag] [each], or off",
+                outOfRange: "count-in tempo must be 20-400 BPM")
         }
         let plan = CountInPlan(beats: beats, bpm: bpm, beforeEachPass: c.arguments.dropFirst().contains("each"))
         if let problem = plan.problem { throw MPDError.badArgument(problem) }
@@ -89,8 +90,13 @@ enum FermataCommands {
             return
         }
         guard c.arguments.count == 4 else { throw MPDError.badArgument("speed_trainer START STEP EVERY CEILING, or off") }
-        let plan = SpeedTrainerPlan(startPercent: try c.int(0), stepPercent: try c.int(1), everyPasses: try c.int(2),
-                                    ceilingPercent: try c.int(3))
+        let tempos = "tempos must be 50-150 %"
+        let steps = "step 1-50 %, every 1 or more passes"
+        let plan = SpeedTrainerPlan(
+            startPercent: try ArgumentParser.percent(c.arguments[0], in: 50...150, tempos),
+            stepPercent: try ArgumentParser.percent(c.arguments[1], in: 1...50, steps),
+            everyPasses: try ArgumentParser.int(c.arguments[2], in: 1...Int(Int32.max), steps),
+            ceilingPercent: try ArgumentParser.percent(c.arguments[3], in: 50...150, tempos))
         if let problem = plan.problem { throw MPDError.badArgument(problem) }
         try await c.backend.perform(.speedTrainer(plan))
     }

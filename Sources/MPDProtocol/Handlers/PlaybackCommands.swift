@@ -36,12 +36,13 @@ enum PlaybackCommands {
     }
 
     static func seekCurrent(_ c: inout CommandContext) async throws {
+        // As MPD: a leading sign makes the time relative to the current position.
         let text = c.arguments[0]
-        guard let value = Double(text), value.isFinite else {
-            throw MPDError.badArgument("Float expected: \"\(text)\"")
+        if text.hasPrefix("+") || text.hasPrefix("-") {
+            try await c.backend.perform(.seekBy(seconds: try c.signedSeconds(0)))
+        } else {
+            try await c.backend.perform(.seek(seconds: try c.seconds(0)))
         }
-        let relative = text.hasPrefix("+") || text.hasPrefix("-")
-        try await c.backend.perform(relative ? .seekBy(seconds: value) : .seek(seconds: max(0, value)))
     }
 
     /// MPD's seek to another song starts that song first.
@@ -51,14 +52,12 @@ enum PlaybackCommands {
     }
 
     static func setVolume(_ c: inout CommandContext) async throws {
-        let volume = try c.int(0)
-        guard (0...100).contains(volume) else { throw MPDError.badArgument("Invalid volume value") }
+        let volume = try ArgumentParser.int(c.arguments[0], in: 0...100, "Invalid volume value")
         try await c.backend.perform(.setVolume(volume))
     }
 
     static func changeVolume(_ c: inout CommandContext) async throws {
-        let delta = try c.int(0)
-        guard (-100...100).contains(delta) else { throw MPDError.badArgument("Invalid volume value") }
+        let delta = try ArgumentParser.int(c.arguments[0], in: -100...100, "Invalid volume value")
         try await c.backend.perform(.changeVolume(by: delta))
     }
 

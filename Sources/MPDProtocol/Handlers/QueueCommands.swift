@@ -70,9 +70,7 @@ enum QueueCommands {
     }
 
     static func changesQuery(_ c: CommandContext) throws(MPDError) -> QueueQuery {
-        guard let version = UInt32(c.arguments[0]) else {
-            throw .badArgument("Integer expected: \"\(c.arguments[0])\"")
-        }
+        let version = try ArgumentParser.version(c.arguments[0])
         return .changes(since: version, window: c.argument(1) == nil ? nil : try c.range(1))
     }
 

@@ -14,10 +14,14 @@ public enum ResponseText {
         return String(value.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
     }
 
+    /// The largest magnitude printed in seconds; beyond it (only a backend bug gets there) values are clamped rather
+    /// than trapping in `Int64(_:)`. About 292,000 years.
+    static let maxPrintedSeconds = 9_000_000_000_000.0
+
     /// `value` with exactly three decimals (MPD's `%1.3f`), e.g. `12.5` → `12.500`.
     public static func fixed3(_ value: Double) -> String {
         guard value.isFinite else { return "0.000" }
-        let thousandths = Int64((abs(value) * 1000).rounded())
+        let thousandths = Int64((min(abs(value), maxPrintedSeconds) * 1000).rounded())
         let sign = value < 0 && thousandths != 0 ? "-" : ""
         let fraction = String(thousandths % 1000)
         return "\(sign)\(thousandths / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
@@ -25,7 +29,7 @@ public enum ResponseText {
 
     /// Seconds rounded to the nearest whole second, as MPD prints `Time:` and `time:`.
     public static func wholeSeconds(_ value: Double) -> Int64 {
-        value.isFinite && value > 0 ? Int64(value.rounded()) : 0
+        value.isFinite && value > 0 ? Int64(min(value, maxPrintedSeconds).rounded()) : 0
     }
 
     /// A Unix time (seconds, UTC) in ISO 8601 as MPD prints `Last-Modified`, e.g. `2024-05-01T12:00:00Z`.
@@ -34,7 +38,7 @@ public enum ResponseText {
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let year = parts.tm_year + 1900
+        let year = Int(parts.tm_year) + 1900
         return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
     }
