@@ -1,73 +1,159 @@
 /// Evaluates a `SongFilter` against `SongInfo` values in memory, with MPD's semantics: a tag test holds when any value
 /// of the tag matches; `== ''` also holds when the tag is missing; `any` looks at every tag and the URI.
 ///
-/// Compiles regular expressions once; not `Sendable` (Swift `Regex` is not), so make one per task.
+/// The filter is compiled once, at creation: case-insensitive needles are folded then (never per song), regular
+/// expressions compiled. Per song, each subject (URI, tag value) is folded at most once however many tests look at it.
+/// Made by backends for one query; not `Sendable` (Swift `Regex` is not), so make one per task.
 public struct SongFilterMatcher {
     /// Why a filter could not be compiled (a bad regular expression).
     public struct InvalidPattern: Error, Sendable {
         public var pattern: String
     }
 
-    private let filter: SongFilter
-    private var regexes: [String: Regex<AnyRegexOutput>] = [:]
+    /// One compiled string test: the needle as compared (already folded when `foldCase`), or the compiled regex.
+    struct Test {
+        var op: StringMatch.Operator
+        var needle: String
+        var foldCase: Bool
+        var regex: Regex<AnyRegexOutput>?
 
-    public init(_ filter: SongFilter) throws(InvalidPattern) {
-        self.filter = filter
-        var found: [StringMatch] = []
-        Self.collectRegexes(filter, into: &found)
-        for match in found where regexes[Self.key(match)] == nil {
-            do {
-                let regex = try Regex(match.value)
-                regexes[Self.key(match)] = match.foldCase ? regex.ignoresCase() : regex
-            } catch {
-                throw InvalidPattern(pattern: match.value)
+        /// Whether `subject` (folded by the caller when `foldCase`, except for regexes) passes.
+        func holds(_ subject: String) -> Bool {
+            switch op {
+            case .equals: return subject == needle
+            case .contains: return needle.isEmpty || subject.contains(needle)
+            case .startsWith: return subject.hasPrefix(needle)
+            case .regex:
+                guard let regex else { return false }
+                return (try? regex.firstMatch(in: subject)) != nil
             }
         }
+
+        /// Regexes fold case themselves (`ignoresCase`); the other operators compare folded subjects.
+        var wantsFoldedSubject: Bool { foldCase && op != .regex }
+    }
+
+    /// The compiled filter.
+    indirect enum Node {
+        case and([Node])
+        case not(Node)
+        case string(FilterSubject, Test)
+        /// Songs whose URI starts with `prefix` (nil: every song, the root).
+        case base(prefix: String?)
+        case modifiedSince(Int64)
+    }
+
+    private let root: Node
+
+    public init(_ filter: SongFilter) throws(InvalidPattern) {
+        var regexes: [String: Regex<AnyRegexOutput>] = [:]
+        root = try Self.compile(filter, regexes: &regexes)
     }
 
     /// Whether `song` satisfies the filter.
-    public func matches(_ song: SongInfo) -> Bool { evaluate(filter, song) }
+    public func matches(_ song: SongInfo) -> Bool {
+        var subjects = Subjects(song)
+        return evaluate(root, &subjects)
+    }
 
-    private func evaluate(_ filter: SongFilter, _ song: SongInfo) -> Bool {
+    /// The needles of the string tests in filter order, exactly as they are compared (folded for `search`).
+    var needles: [String] {
+        var found: [String] = []
+        func walk(_ node: Node) {
+            switch node {
+            case let .and(parts): parts.forEach(walk)
+            case let .not(inner): walk(inner)
+            case let .string(_, test): found.append(test.needle)
+            case .base, .modifiedSince: break
+            }
+        }
+        walk(root)
+        return found
+    }
+
+    private func evaluate(_ node: Node, _ subjects: inout Subjects) -> Bool {
+        switch node {
+        case let .and(parts):
+            for part in parts where !evaluate(part, &subjects) { return false }
+            return true
+        case let .not(inner): return !evaluate(inner, &subjects)
+        case let .base(prefix): return prefix.map { subjects.song.uri.hasPrefix($0) } ?? true
+        case let .modifiedSince(time): return (subjects.song.lastModified ?? Int64.min) >= time
+        case let .string(.uri, test): return test.holds(subjects.uri(folded: test.wantsFoldedSubject))
+        case let .string(.anyTag, test):
+            if test.holds(subjects.uri(folded: test.wantsFoldedSubject)) { return true }
+            for index in subjects.song.tags.indices where test.holds(subjects.tag(index, test.wantsFoldedSubject)) {
+                return true
+            }
+            return false
+        case let .string(.tag(type), test):
+            var present = false
+            for index in subjects.song.tags.indices where subjects.song.tags[index].type == type {
+                present = true
+                if test.holds(subjects.tag(index, test.wantsFoldedSubject)) { return true }
+            }
+            return !present && test.op == .equals && test.needle.isEmpty
+        }
+    }
+
+    private static func compile(
+        _ filter: SongFilter, regexes: inout [String: Regex<AnyRegexOutput>]
+    ) throws(InvalidPattern) -> Node {
         switch filter {
-        case let .and(parts): return parts.allSatisfy { evaluate($0, song) }
-        case let .not(inner): return !evaluate(inner, song)
+        case let .and(parts):
+            var nodes: [Node] = []
+            for part in parts { nodes.append(try compile(part, regexes: &regexes)) }
+            return .and(nodes)
+        case let .not(inner): return .not(try compile(inner, regexes: &regexes))
         case let .base(directory):
             let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
-            return trimmed.isEmpty || song.uri.hasPrefix(trimmed + "/")
-        case let .modifiedSince(time): return (song.lastModified ?? Int64.min) >= time
-        case let .string(.uri, match): return test(match, song.uri)
-        case let .string(.anyTag, match): return test(match, song.uri) || song.tags.contains { test(match, $0.value) }
-        case let .string(.tag(type), match):
-            let values = song.values(type)
-            if values.isEmpty { return match.op == .equals && match.value.isEmpty }
-            return values.contains { test(match, $0) }
+            return .base(prefix: trimmed.isEmpty ? nil : trimmed + "/")
+        case let .modifiedSince(time): return .modifiedSince(time)
+        case let .string(subject, match):
+            var test = Test(
+                op: match.op, needle: match.foldCase && match.op != .regex ? match.value.lowercased() : match.value,
+                foldCase: match.foldCase)
+            if match.op == .regex {
+                let key = (match.foldCase ? "i:" : "c:") + match.value
+                if let regex = regexes[key] {
+                    test.regex = regex
+                } else {
+                    do {
+                        let regex = try Regex(match.value)
+                        test.regex = match.foldCase ? regex.ignoresCase() : regex
+                    } catch {
+                        throw InvalidPattern(pattern: match.value)
+                    }
+                    regexes[key] = test.regex
+                }
+            }
+            return .string(subject, test)
         }
     }
+}
 
-    private func test(_ match: StringMatch, _ value: String) -> Bool {
-        if match.op == .regex {
-            guard let regex = regexes[Self.key(match)] else { return false }
-            return (try? regex.firstMatch(in: value)) != nil
-        }
-        let subject = match.foldCase ? value.lowercased() : value
-        let wanted = match.foldCase ? match.value.lowercased() : match.value
-        switch match.op {
-        case .equals: return subject == wanted
-        case .contains: return wanted.isEmpty || subject.contains(wanted)
-        case .startsWith: return subject.hasPrefix(wanted)
-        case .regex: return false
-        }
+/// One song's subjects for a match, each folded at most once, on first use.
+private struct Subjects {
+    let song: SongInfo
+    private var foldedURI: String?
+    private var foldedTags: [String?] = []
+
+    init(_ song: SongInfo) { self.song = song }
+
+    mutating func uri(folded: Bool) -> String {
+        guard folded else { return song.uri }
+        if let foldedURI { return foldedURI }
+        let value = song.uri.lowercased()
+        foldedURI = value
+        return value
     }
 
-    private static func key(_ match: StringMatch) -> String { (match.foldCase ? "i:" : "c:") + match.value }
-
-    private static func collectRegexes(_ filter: SongFilter, into found: inout [StringMatch]) {
-        switch filter {
-        case let .and(parts): for part in parts { collectRegexes(part, into: &found) }
-        case let .not(inner): collectRegexes(inner, into: &found)
-        case let .string(_, match) where match.op == .regex: found.append(match)
-        case .string, .base, .modifiedSince: break
-        }
+    mutating func tag(_ index: Int, _ folded: Bool) -> String {
+        guard folded else { return song.tags[index].value }
+        if foldedTags.isEmpty { foldedTags = Array(repeating: nil, count: song.tags.count) }
+        if let value = foldedTags[index] { return value }
+        let value = song.tags[index].value.lowercased()
+        foldedTags[index] = value
+        return value
     }
 }

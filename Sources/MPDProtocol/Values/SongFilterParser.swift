@@ -8,8 +8,19 @@
 ///
 /// Each argument starting with `(` is an expression; the others are legacy `TAG VALUE` pairs (exact match for `find`,
 /// case-insensitive substring for `search`). All parts are ANDed. Errors are `ACK_ERROR_ARG` with MPD's wording.
+///
+/// Bounds, so one search cannot cost the box seconds of CPU (MPD has only its line limit): a value (tag text, URI,
+/// regular expression) is at most `maxValueBytes` bytes of UTF-8, a filter holds at most `maxConditions` conditions,
+/// and expressions nest at most `maxDepth` parentheses deep.
 /// Pure; callable from any thread.
 public enum SongFilterParser {
+    /// The longest value in a filter, in UTF-8 bytes (longer: `Filter value too long (at most 1024 bytes)`).
+    public static let maxValueBytes = 1024
+    /// The most conditions (tag, `any`, `file`, `base`, `modified-since` tests) in one filter.
+    public static let maxConditions = 64
+    /// The deepest nesting of parentheses in one expression.
+    public static let maxDepth = 32
+
     public static func parse(_ arguments: some Collection<String>, foldCase: Bool) throws(MPDError) -> SongFilter {
         var rest = ArraySlice(arguments)
         guard !rest.isEmpty else { throw .badArgument("Incorrect number of filter arguments") }
@@ -25,7 +36,28 @@ public enum SongFilterParser {
             parts.append(try legacyPair(first, value, foldCase: foldCase))
             rest = rest.dropFirst(2)
         }
-        return .all(parts)
+        let filter = SongFilter.all(parts)
+        guard conditions(in: filter) <= maxConditions else {
+            throw .badArgument("Too many filter conditions (at most \(maxConditions))")
+        }
+        return filter
+    }
+
+    /// The tests in `filter` (its leaves).
+    static func conditions(in filter: SongFilter) -> Int {
+        switch filter {
+        case let .and(parts): parts.reduce(0) { $0 + conditions(in: $1) }
+        case let .not(inner): conditions(in: inner)
+        case .string, .base, .modifiedSince: 1
+        }
+    }
+
+    /// `value` if it is within `maxValueBytes`.
+    static func checkedValue(_ value: String) throws(MPDError) -> String {
+        guard value.utf8.count <= maxValueBytes else {
+            throw .badArgument("Filter value too long (at most \(maxValueBytes) bytes)")
+        }
+        return value
     }
 
     /// One complete expression such as `((artist == 'A') AND (!(album contains "b")))`.
@@ -37,6 +69,7 @@ public enum SongFilterParser {
     }
 
     static func legacyPair(_ name: String, _ value: String, foldCase: Bool) throws(MPDError) -> SongFilter {
+        let value = try checkedValue(value)
         switch name.lowercased() {
         case "base":
             guard URIValidator.isSafe(value) || value.isEmpty else { throw .badArgument("Bad URI") }
@@ -81,6 +114,8 @@ private struct ExpressionScanner {
     let bytes: [UInt8]
     let foldCase: Bool
     var index = 0
+    /// Open parentheses of the expressions being parsed (bounded by `SongFilterParser.maxDepth`).
+    var depth = 0
 
     init(_ bytes: [UInt8], foldCase: Bool) {
         self.bytes = bytes
@@ -101,6 +136,9 @@ private struct ExpressionScanner {
     }
 
     mutating func expression() throws(MPDError) -> SongFilter {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth <= SongFilterParser.maxDepth else { throw .badArgument("Filter expression nested too deeply") }
         try expect(UInt8(ascii: "("), "'(' expected")
         if current == UInt8(ascii: "(") {
             var parts = [try expression()]
@@ -184,6 +222,6 @@ private struct ExpressionScanner {
         }
         index += 1
         skipSpaces()
-        return String(decoding: value, as: UTF8.self)
+        return try SongFilterParser.checkedValue(String(decoding: value, as: UTF8.self))
     }
 }
