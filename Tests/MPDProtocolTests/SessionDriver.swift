@@ -9,13 +9,16 @@ struct SessionDriver {
     var session: ConnectionSession
     let executor: CommandExecutor
     let backend: InMemoryBackend
+    /// The output limit given to each batch (the server passes what is left of its per-client limit).
+    let outputLimit: Int
     private(set) var closed = false
     /// Changes the backend published, not yet given to the session (filled by the broadcaster's callback).
     private let published: ChangeBox
     private let subscription: IdleSubscription
 
-    init(backend: InMemoryBackend = InMemoryBackend(), config: SessionConfig = SessionConfig()) {
+    init(backend: InMemoryBackend = InMemoryBackend(), config: SessionConfig = SessionConfig(), outputLimit: Int = .max) {
         self.backend = backend
+        self.outputLimit = outputLimit
         session = ConnectionSession(config: config)
         executor = CommandExecutor(backend: backend, config: config)
         let box = ChangeBox()
@@ -57,7 +60,7 @@ struct SessionDriver {
         guard !closed else { return }
         var action = session.consume(line)
         while case let .execute(batch) = action {
-            let result = await executor.run(batch, client: session.client)
+            let result = await executor.run(batch, client: session.client, outputLimit: outputLimit)
             action = session.finish(result)
         }
         handle(action, into: &output)

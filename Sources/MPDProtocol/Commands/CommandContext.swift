@@ -1,5 +1,6 @@
 /// What one handler invocation gets and gives: the arguments, the backend, the connection's settings (which
-/// `password`, `tagtypes` and `binarylimit` change), the response body and what the connection should do next.
+/// `password`, `tagtypes` and `binarylimit` change), the response body (capped at what the client may still be
+/// sent; loops printing many entries stop once `response.isFull`) and what the connection should do next.
 ///
 /// A value owned by the running command (a task of `CommandExecutor`); never shared.
 public struct CommandContext: Sendable {
@@ -9,17 +10,20 @@ public struct CommandContext: Sendable {
     public let backend: any MPDBackend
     public let config: SessionConfig
     public var client: ClientSettings
-    public var response = Response()
+    public var response: Response
     public var outcome: CommandOutcome = .continue
 
+    /// `outputLimit`: the most bytes the response may hold (see `Response.limit`).
     public init(
-        name: String, arguments: [String], backend: any MPDBackend, config: SessionConfig, client: ClientSettings
+        name: String, arguments: [String], backend: any MPDBackend, config: SessionConfig, client: ClientSettings,
+        outputLimit: Int = .max
     ) {
         self.name = name
         self.arguments = arguments
         self.backend = backend
         self.config = config
         self.client = client
+        response = Response(limit: outputLimit)
     }
 
     /// The argument at `index`, or nil when absent.
@@ -27,6 +31,14 @@ public struct CommandContext: Sendable {
 
     /// Writes a song with the connection's enabled tags.
     public mutating func printSong(_ song: SongInfo) { response.song(song, tags: client.tagTypes) }
+
+    /// Writes songs in order until the response is full (the client is then dropped; the rest would be discarded).
+    public mutating func printSongs(_ songs: some Sequence<SongInfo>) {
+        for song in songs {
+            if response.isFull { return }
+            printSong(song)
+        }
+    }
 }
 
 /// What the connection does after a command.

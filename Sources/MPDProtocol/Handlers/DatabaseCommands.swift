@@ -9,7 +9,7 @@ enum DatabaseCommands {
 
     static func match(_ c: inout CommandContext, foldCase: Bool) async throws {
         let arguments = try MatchArguments(c, foldCase: foldCase, allowPosition: false)
-        for song in try await c.backend.songs(arguments.query) { c.printSong(song) }
+        c.printSongs(try await c.backend.songs(arguments.query))
     }
 
     static func matchAdd(_ c: CommandContext, foldCase: Bool) async throws {
@@ -22,6 +22,7 @@ enum DatabaseCommands {
         let request = try listRequest(c.arguments)
         var previous: [String]?
         for row in try await c.backend.tagValues(request) {
+            if c.response.isFull { break }
             let firstChanged = previous.map { old in zip(old, row.groups).prefix { $0 == $1 }.count } ?? 0
             for level in firstChanged..<row.groups.count {
                 c.response.line(request.groups[level].rawValue, row.groups[level])
@@ -73,6 +74,7 @@ enum DatabaseCommands {
         }
         let filter = rest.isEmpty ? nil : try SongFilterParser.parse(rest, foldCase: false)
         for row in try await c.backend.count(filter, groupBy: group) {
+            if c.response.isFull { break }
             if let group, let value = row.group { c.response.line(group.rawValue, value) }
             c.response.line("songs", row.songs)
             c.response.line("playtime", row.playtime)
@@ -88,6 +90,7 @@ enum DatabaseCommands {
     static func browse(_ c: inout CommandContext, recursive: Bool, full: Bool) async throws {
         let uri = c.argument(0) == nil ? "" : try c.uri(0)
         for entry in try await c.backend.browse(uri, recursive: recursive) {
+            if c.response.isFull { break }
             c.response.directoryEntry(entry, tags: c.client.tagTypes, full: full)
         }
     }
@@ -95,6 +98,7 @@ enum DatabaseCommands {
     static func listFiles(_ c: inout CommandContext) async throws {
         let uri = c.argument(0) == nil ? "" : try c.uri(0)
         for file in try await c.backend.files(in: uri) {
+            if c.response.isFull { break }
             c.response.line(file.isDirectory ? "directory" : "file", file.name)
             if let size = file.size, !file.isDirectory { c.response.line("size", size) }
             if let modified = file.lastModified { c.response.line("Last-Modified", ResponseText.iso8601(modified)) }

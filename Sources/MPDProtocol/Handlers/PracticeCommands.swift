@@ -15,6 +15,7 @@ enum PracticeCommands {
         c.response.line("to", report.lastDay)
         c.response.line("total", seconds: report.totalSeconds)
         for track in report.tracks {
+            if c.response.isFull { break }
             c.response.line("file", track.file)
             if let title = track.title { c.response.line("Title", title) }
             if let artist = track.artist { c.response.line("Artist", artist) }

@@ -40,20 +40,21 @@ enum QueueCommands {
 
     static func playlistInfo(_ c: inout CommandContext) async throws {
         let query = c.argument(0) == nil ? QueueQuery.all : .positions(try c.range(0))
-        for song in try await c.backend.queueSongs(query) { c.printSong(song) }
+        c.printSongs(try await c.backend.queueSongs(query))
     }
 
     static func playlistID(_ c: inout CommandContext) async throws {
         let query = c.argument(0) == nil ? QueueQuery.all : .id(try c.entryID(0))
-        for song in try await c.backend.queueSongs(query) { c.printSong(song) }
+        c.printSongs(try await c.backend.queueSongs(query))
     }
 
     static func changes(_ c: inout CommandContext) async throws {
-        for song in try await c.backend.queueSongs(try changesQuery(c)) { c.printSong(song) }
+        c.printSongs(try await c.backend.queueSongs(try changesQuery(c)))
     }
 
     static func changesPositionID(_ c: inout CommandContext) async throws {
         for song in try await c.backend.queueSongs(try changesQuery(c)) {
+            if c.response.isFull { break }
             c.response.line("cpos", song.queuePosition ?? 0)
             c.response.line("Id", song.queueID ?? 0)
         }
@@ -61,12 +62,12 @@ enum QueueCommands {
 
     static func find(_ c: inout CommandContext) async throws {
         let filter = try SongFilterParser.parse(c.arguments, foldCase: false)
-        for song in try await c.backend.queueSongs(.matching(filter)) { c.printSong(song) }
+        c.printSongs(try await c.backend.queueSongs(.matching(filter)))
     }
 
     static func search(_ c: inout CommandContext) async throws {
         let filter = try SongFilterParser.parse(c.arguments, foldCase: true)
-        for song in try await c.backend.queueSongs(.matching(filter)) { c.printSong(song) }
+        c.printSongs(try await c.backend.queueSongs(.matching(filter)))
     }
 
     static func changesQuery(_ c: CommandContext) throws(MPDError) -> QueueQuery {

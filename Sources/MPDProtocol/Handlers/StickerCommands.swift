@@ -6,6 +6,7 @@ enum StickerCommands {
     static func sticker(_ c: inout CommandContext) async throws {
         let operation = try parse(c)
         for match in try await c.backend.sticker(operation) {
+            if c.response.isFull { break }
             if let uri = match.uri { c.response.line(objectKey(c.arguments[1]), uri) }
             c.response.line("sticker", "\(match.name)=\(match.value)")
         }

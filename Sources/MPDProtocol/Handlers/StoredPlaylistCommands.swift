@@ -4,17 +4,21 @@
 enum StoredPlaylistCommands {
     static func listPlaylists(_ c: inout CommandContext) async throws {
         for playlist in try await c.backend.storedPlaylists() {
+            if c.response.isFull { break }
             c.response.line("playlist", playlist.name)
             if let modified = playlist.lastModified { c.response.line("Last-Modified", ResponseText.iso8601(modified)) }
         }
     }
 
     static func listPlaylist(_ c: inout CommandContext) async throws {
-        for song in try await songs(c) { c.response.line("file", song.uri) }
+        for song in try await songs(c) {
+            if c.response.isFull { break }
+            c.response.line("file", song.uri)
+        }
     }
 
     static func listPlaylistInfo(_ c: inout CommandContext) async throws {
-        for song in try await songs(c) { c.printSong(song) }
+        c.printSongs(try await songs(c))
     }
 
     /// The playlist's songs, sliced by the optional range argument.

@@ -15,16 +15,43 @@ public struct CommandBatch: Sendable, Hashable {
     }
 }
 
-/// What running a batch produced: the bytes to send, the connection's updated settings, and what happens next.
+/// What running a batch produced: the bytes to send, the connection's updated settings, what happens next, and what
+/// the server must know beyond the bytes (output cut off at its limit; a `password` accepted or refused).
 public struct BatchResult: Sendable, Hashable {
+    /// What a `password` command in the batch did; the server throttles refused ones (see `MPDServer`).
+    public enum PasswordAttempt: Sendable, Hashable {
+        case accepted
+        case refused
+    }
+
     public var output: [UInt8]
     public var client: ClientSettings
     public var outcome: CommandOutcome
+    /// The output reached the limit given to `run`: the batch stopped there and `outcome` is `.close`.
+    public var outputLimitReached = false
+    /// The last `password` command's result, nil when the batch ran none.
+    public var password: PasswordAttempt?
+
+    public init(
+        output: [UInt8], client: ClientSettings, outcome: CommandOutcome, outputLimitReached: Bool = false,
+        password: PasswordAttempt? = nil
+    ) {
+        self.output = output
+        self.client = client
+        self.outcome = outcome
+        self.outputLimitReached = outputLimitReached
+        self.password = password
+    }
 }
 
 /// Runs command batches against a backend: tokenizes each line, looks the command up, checks permission and argument
 /// count, runs the handler, and renders `OK`, `list_OK` or `ACK [code@index] {command} message` as MPD does. A list
 /// stops at its first error; output of the commands before it is kept.
+///
+/// Output is bounded while it is produced: each handler's `Response` is capped at what is left of `outputLimit`, and
+/// as soon as the batch's output reaches the limit the batch stops and the result says `.close` (MPD expires a client
+/// whose output buffer is full, and a command list stops there). So a batch never holds more than the limit plus one
+/// line or binary chunk, however many commands it lists.
 ///
 /// Immutable and `Sendable`; `run` is called from any task, one batch at a time per connection.
 public struct CommandExecutor: Sendable {
@@ -36,22 +63,40 @@ public struct CommandExecutor: Sendable {
         self.config = config
     }
 
-    public func run(_ batch: CommandBatch, client: ClientSettings) async -> BatchResult {
+    /// Runs `batch` for a client with `client` settings. `outputLimit`: the most bytes the client may still be sent
+    /// (the server passes its per-client output limit less what is still pending).
+    public func run(_ batch: CommandBatch, client: ClientSettings, outputLimit: Int = .max) async -> BatchResult {
         var output: [UInt8] = []
         var client = client
+        var password: BatchResult.PasswordAttempt?
+        func result(_ outcome: CommandOutcome, limitReached: Bool = false) -> BatchResult {
+            BatchResult(
+                output: output, client: client, outcome: outcome, outputLimitReached: limitReached, password: password)
+        }
         for (index, line) in batch.lines.enumerated() {
-            let step = await runOne(line, index: index, inList: batch.mode != .single, client: &client)
+            let step = await runOne(
+                line, index: index, inList: batch.mode != .single, outputLimit: outputLimit - output.count,
+                client: &client, password: &password)
             output.append(contentsOf: step.output)
+            // At the limit the answer may be cut short: no `list_OK` may claim it complete.
+            if output.count >= outputLimit { return result(.close, limitReached: true) }
             switch step.outcome {
-            case .ok: if batch.mode == .list(ok: true) { output.append(contentsOf: "list_OK\n".utf8) }
-            case .failed: return BatchResult(output: output, client: client, outcome: .continue)
-            case .close: return BatchResult(output: output, client: client, outcome: .close)
-            case let .idle(wanted): return BatchResult(output: output, client: client, outcome: .idle(wanted))
+            case .ok:
+                guard batch.mode == .list(ok: true) else { continue }
+                output.append(contentsOf: Self.listOK)
+                if output.count >= outputLimit { return result(.close, limitReached: true) }
+            case .failed: return result(.continue)
+            case .close: return result(.close)
+            case let .idle(wanted): return result(.idle(wanted))
             }
         }
-        output.append(contentsOf: "OK\n".utf8)
-        return BatchResult(output: output, client: client, outcome: .continue)
+        // Everything fitted below the limit (nothing was cut off), so the terminator goes out even if it ends past it.
+        output.append(contentsOf: Self.ok)
+        return result(.continue)
     }
+
+    private static let ok = Array("OK\n".utf8)
+    private static let listOK = Array("list_OK\n".utf8)
 
     private enum StepOutcome {
         case ok
@@ -61,7 +106,8 @@ public struct CommandExecutor: Sendable {
     }
 
     private func runOne(
-        _ line: [UInt8], index: Int, inList: Bool, client: inout ClientSettings
+        _ line: [UInt8], index: Int, inList: Bool, outputLimit: Int, client: inout ClientSettings,
+        password: inout BatchResult.PasswordAttempt?
     )
         async -> (output: [UInt8], outcome: StepOutcome)
     {
@@ -79,7 +125,8 @@ public struct CommandExecutor: Sendable {
             return (Array(MPDError.unknownCommand(tokens.name).ackLine(index: index, command: "").utf8), .failed)
         }
         var context = CommandContext(
-            name: spec.name, arguments: tokens.arguments, backend: backend, config: config, client: client
+            name: spec.name, arguments: tokens.arguments, backend: backend, config: config, client: client,
+            outputLimit: outputLimit
         )
         do {
             try spec.check(arguments: tokens.arguments.count, permissions: client.permissions)
@@ -87,8 +134,10 @@ public struct CommandExecutor: Sendable {
             try await spec.handler(&context)
         } catch {
             let failure = (error as? MPDError) ?? MPDError(.system, String(describing: error))
+            if spec.name == "password", failure.code == .password { password = .refused }
             return (Array(failure.ackLine(index: index, command: spec.name).utf8), .failed)
         }
+        if spec.name == "password" { password = .accepted }
         client = context.client
         switch context.outcome {
         case .continue: return (context.response.bytes, .ok)

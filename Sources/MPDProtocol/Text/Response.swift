@@ -1,17 +1,27 @@
-/// The body of one command's answer: `key: value` lines and binary chunks, accumulated as bytes.
+/// The body of one command's answer: `key: value` lines and binary chunks, accumulated as bytes, up to a cap.
 ///
+/// The cap is what the client may still be sent (MPD's `max_output_buffer_size` less what is already pending): once
+/// `bytes` reach it the response `isFull` and every further write is dropped, so a handler never accumulates more than
+/// the cap plus the one line (or binary chunk) that crossed it. Loops printing many entries check `isFull` and stop;
+/// `CommandExecutor` then drops the client, as MPD does when its output buffer is full.
 /// A value owned by one handler invocation (not shared). The terminating `OK`/`list_OK`/`ACK` line is added by
 /// `CommandExecutor`, never by handlers.
 public struct Response: Sendable, Hashable {
     public private(set) var bytes: [UInt8] = []
+    /// The most bytes this response may hold; writes once it is reached are dropped.
+    public let limit: Int
 
-    public init() {}
+    public init(limit: Int = .max) { self.limit = limit }
 
     /// Whether nothing has been written.
     public var isEmpty: Bool { bytes.isEmpty }
 
+    /// Whether the cap is reached: further writes are dropped and the client will be disconnected.
+    public var isFull: Bool { bytes.count >= limit }
+
     /// Appends `key: value\n`; line breaks in `value` become spaces.
     public mutating func line(_ key: String, _ value: String) {
+        guard !isFull else { return }
         bytes.append(contentsOf: key.utf8)
         bytes.append(contentsOf: ": ".utf8)
         bytes.append(contentsOf: ResponseText.sanitized(value).utf8)
@@ -28,16 +38,23 @@ public struct Response: Sendable, Hashable {
 
     /// Appends a binary chunk: `binary: N\n`, the bytes, then `\n`.
     public mutating func binary(_ chunk: some Collection<UInt8>) {
+        guard !isFull else { return }
         line("binary", chunk.count)
         bytes.append(contentsOf: chunk)
         bytes.append(0x0A)
     }
 
     /// Appends another response's bytes.
-    public mutating func append(_ other: Response) { bytes.append(contentsOf: other.bytes) }
+    public mutating func append(_ other: Response) {
+        guard !isFull else { return }
+        bytes.append(contentsOf: other.bytes)
+    }
 
     /// Appends raw text exactly as given (used for terminators; handlers should prefer `line`).
-    mutating func appendRaw(_ text: String) { bytes.append(contentsOf: text.utf8) }
+    mutating func appendRaw(_ text: String) {
+        guard !isFull else { return }
+        bytes.append(contentsOf: text.utf8)
+    }
 }
 
 extension Response: CustomStringConvertible {
