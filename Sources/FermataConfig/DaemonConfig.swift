@@ -24,7 +24,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var socketPath = "/run/fermata/mpd.sock"
     public var password = ""
     public var defaultPermissions = ["read", "add", "control", "admin"]
-    public var maxConnections = 32
+    public var maxConnections = 100
     public var connectionTimeout = 60
     public var logLevel = "info"
     /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).

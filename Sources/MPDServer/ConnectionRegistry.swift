@@ -1,7 +1,9 @@
 import NIOCore
 import Synchronization
 
-/// Counts and remembers the open client channels: enforces `maxConnections` and closes everyone at shutdown.
+/// Counts and remembers the open client channels of one listener: enforces that listener's limit and closes everyone
+/// at shutdown. Each listener has its own registry, so clients of one (TCP) can never use up another's (the Unix
+/// socket's) budget.
 ///
 /// Thread-safe (a mutex); called from the child channel initializers on any event loop and from `MPDServer.run`.
 final class ConnectionRegistry: Sendable {
@@ -12,8 +14,13 @@ final class ConnectionRegistry: Sendable {
 
     private let state = Mutex(State())
     let limit: Int
+    /// The listener, for log lines ("TCP", "Unix socket").
+    let name: String
 
-    init(limit: Int) { self.limit = limit }
+    init(limit: Int, name: String) {
+        self.limit = limit
+        self.name = name
+    }
 
     /// Registers `channel` if there is room and the server still accepts; it unregisters itself when it closes.
     func admit(_ channel: any Channel) -> Bool {

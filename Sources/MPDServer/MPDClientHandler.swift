@@ -7,7 +7,10 @@ import NIOCore
 /// Lives on the client channel's event loop; every method runs there (command execution hops to a task and back).
 /// Backpressure: while a batch runs, while lines wait, or while the channel is not writable, socket reads are held
 /// back (the outbound `read` is deferred), so a pipelining client is paused rather than buffered. Written bytes not
-/// yet taken by the kernel are counted; beyond `maxPendingOutputBytes` the client is dropped.
+/// yet taken by the kernel are counted; beyond `maxPendingOutputBytes` the client is dropped, and a batch is given
+/// only what is left of that limit (the executor stops and closes when its output reaches it).
+/// A refused `password` is answered only after the `PasswordThrottle`'s delay for this peer, reads held back meanwhile;
+/// the connection's first refusal is logged (with the peer), later ones are not.
 final class MPDClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
@@ -17,7 +20,11 @@ final class MPDClientHandler: ChannelDuplexHandler {
     private let executor: CommandExecutor
     private let idle: IdleBroadcaster
     private let maxPendingOutputBytes: Int
+    private let throttle: PasswordThrottle
     private let logger: Logger
+    /// Who the client is, for the throttle and log lines: its IP address, or "unix socket"; set when active.
+    private var peer = "unknown"
+    private var loggedPasswordFailure = false
 
     private var waitingLines = CircularBuffer<[UInt8]>(initialCapacity: 4)
     private var executing = false
@@ -27,17 +34,28 @@ final class MPDClientHandler: ChannelDuplexHandler {
     private var subscription: IdleSubscription?
     private let inbox = IdleInbox()
 
-    init(executor: CommandExecutor, config: MPDServerConfiguration, logger: Logger) {
+    init(executor: CommandExecutor, config: MPDServerConfiguration, throttle: PasswordThrottle, logger: Logger) {
         session = ConnectionSession(config: config.session)
         self.executor = executor
         idle = executor.backend.idle
         maxPendingOutputBytes = config.maxPendingOutputBytes
+        self.throttle = throttle
         self.logger = logger
+    }
+
+    /// The throttle's key for a remote address: the IP address for TCP, one key for every Unix socket client.
+    static func peerKey(_ address: SocketAddress?) -> String {
+        switch address {
+        case .unixDomainSocket?: "unix socket"
+        case let address?: address.ipAddress ?? address.description
+        case nil: "unknown"
+        }
     }
 
     // MARK: Lifecycle
 
     func channelActive(context: ChannelHandlerContext) {
+        peer = Self.peerKey(context.channel.remoteAddress)
         write(ConnectionSession.greeting, context: context)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -131,11 +149,43 @@ final class MPDClientHandler: ChannelDuplexHandler {
     private func execute(_ batch: CommandBatch, context: ChannelHandlerContext) {
         executing = true
         let (executor, client) = (executor, session.client)
-        let result = context.eventLoop.makeFutureWithTask { await executor.run(batch, client: client) }
+        let outputLimit = max(0, maxPendingOutputBytes - bytesInFlight)
+        let result = context.eventLoop.makeFutureWithTask {
+            await executor.run(batch, client: client, outputLimit: outputLimit)
+        }
         result.assumeIsolated().whenSuccess { result in
-            self.executing = false
-            self.perform(self.session.finish(result), context: context)
-            self.processWaitingLines(context: context)
+            if let delay = self.passwordDelay(result) {
+                // Still `executing`: reads stay held back until the answer goes out.
+                context.eventLoop.assumeIsolated().scheduleTask(in: delay) { self.finish(result, context: context) }
+            } else {
+                self.finish(result, context: context)
+            }
+        }
+    }
+
+    /// Applies a batch's result once it may be answered.
+    private func finish(_ result: BatchResult, context: ChannelHandlerContext) {
+        executing = false
+        if result.outputLimitReached {
+            logger.info("MPD client \(peer): output reached \(maxPendingOutputBytes) bytes; closing")
+        }
+        perform(session.finish(result), context: context)
+        processWaitingLines(context: context)
+    }
+
+    /// Tells the throttle about a `password` in the batch; for a refused one, how long to hold the answer back.
+    private func passwordDelay(_ result: BatchResult) -> TimeAmount? {
+        switch result.password {
+        case nil: return nil
+        case .accepted?:
+            throttle.accepted(peer)
+            return nil
+        case .refused?:
+            if !loggedPasswordFailure {
+                loggedPasswordFailure = true
+                logger.warning("MPD client \(peer) sent a wrong password (further failures on this connection: not logged)")
+            }
+            return throttle.refused(peer)
         }
     }
 

@@ -12,7 +12,8 @@ import Synchronization
 #endif
 
 /// The MPD protocol server: listens on TCP and/or a Unix socket and gives each client a channel pipeline
-/// (timeout → line decoder → `MPDClientHandler`) over one shared `CommandExecutor`.
+/// (timeout → line decoder → `MPDClientHandler`) over one shared `CommandExecutor`. Each listener has its own
+/// connection limit; one `PasswordThrottle` delays wrong passwords across all connections.
 ///
 /// A `Service`: `run()` binds, serves until cancelled or told to shut down gracefully, then closes the listeners and
 /// every client and removes the socket file. Create it anywhere; call `run()` once. `listeningAddresses()` may be
@@ -34,7 +35,9 @@ public final class MPDServer: Service, Sendable {
     private let executor: CommandExecutor
     private let group: any EventLoopGroup
     private let logger: Logger
-    private let registry: ConnectionRegistry
+    private let tcpRegistry: ConnectionRegistry
+    private let unixRegistry: ConnectionRegistry
+    private let throttle: PasswordThrottle
     private let lifecycle = Mutex(Lifecycle.created(waiters: []))
 
     public init(
@@ -46,11 +49,14 @@ public final class MPDServer: Service, Sendable {
         executor = CommandExecutor(backend: backend, config: configuration.session)
         group = eventLoopGroup
         self.logger = logger
-        registry = ConnectionRegistry(limit: configuration.maxConnections)
+        tcpRegistry = ConnectionRegistry(limit: configuration.maxConnections, name: "TCP")
+        unixRegistry = ConnectionRegistry(limit: configuration.maxUnixSocketConnections, name: "Unix socket")
+        throttle = PasswordThrottle(
+            first: configuration.passwordFailureDelay, cap: configuration.maxPasswordFailureDelay)
     }
 
-    /// How many clients are connected now.
-    public var connectionCount: Int { registry.count }
+    /// How many clients are connected now (both listeners).
+    public var connectionCount: Int { tcpRegistry.count + unixRegistry.count }
 
     /// The bound addresses, once `run` has bound them; throws if `run` failed or the server stopped.
     public func listeningAddresses() async throws -> [SocketAddress] {
@@ -84,20 +90,22 @@ public final class MPDServer: Service, Sendable {
         } onCancelOrGracefulShutdown: {
             for listener in listeners { listener.close(promise: nil) }
         }
-        await registry.closeAll()
+        await tcpRegistry.closeAll()
+        await unixRegistry.closeAll()
         if let path = configuration.unixSocketPath { unlink(path) }
         finish(failure: nil)
         logger.info("MPD server stopped")
     }
 
     private func bindListeners() async throws -> [any Channel] {
-        let bootstrap = makeBootstrap()
         var listeners: [any Channel] = []
         do {
             if let tcp = configuration.tcp {
+                let bootstrap = makeBootstrap(registry: tcpRegistry)
                 listeners.append(try await bootstrap.bind(host: tcp.host, port: tcp.port).get())
             }
             if let path = configuration.unixSocketPath {
+                let bootstrap = makeBootstrap(registry: unixRegistry)
                 listeners.append(
                     try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get())
                 guard chmod(path, mode_t(configuration.unixSocketMode)) == 0 else {
@@ -114,8 +122,8 @@ public final class MPDServer: Service, Sendable {
         return listeners
     }
 
-    private func makeBootstrap() -> ServerBootstrap {
-        let (executor, registry, configuration, logger) = (executor, registry, configuration, logger)
+    private func makeBootstrap(registry: ConnectionRegistry) -> ServerBootstrap {
+        let (executor, throttle, configuration, logger) = (executor, throttle, configuration, logger)
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -128,10 +136,12 @@ public final class MPDServer: Service, Sendable {
                         handlers = [
                             IdleStateHandler(readTimeout: configuration.connectionTimeout),
                             ByteToMessageHandler(MPDLineDecoder(maxLength: configuration.maxLineLength)),
-                            MPDClientHandler(executor: executor, config: configuration, logger: logger),
+                            MPDClientHandler(
+                                executor: executor, config: configuration, throttle: throttle, logger: logger),
                         ]
                     } else {
-                        logger.warning("MPD connection refused: \(registry.limit) clients already connected")
+                        logger.warning(
+                            "MPD connection refused: \(registry.limit) \(registry.name) clients already connected")
                         handlers = [RefusingHandler()]
                     }
                     try channel.pipeline.syncOperations.addHandlers(handlers)

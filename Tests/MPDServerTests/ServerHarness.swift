@@ -4,6 +4,7 @@ import MPDProtocol
 import MPDServer
 import MPDTestSupport
 import NIOCore
+import TestSupport
 
 /// A running `MPDServer` on an ephemeral localhost port (and optionally a Unix socket in a temp dir) over an
 /// `InMemoryBackend`.
@@ -16,8 +17,9 @@ struct ServerHarness {
     let port: Int
     let directory: String
 
+    /// `logs`: collects everything the server logs (else only warnings go to the console).
     static func start(
-        backend: InMemoryBackend = InMemoryBackend(), unixSocket: Bool = false,
+        backend: InMemoryBackend = InMemoryBackend(), unixSocket: Bool = false, logs: LogCollector? = nil,
         configure: (inout MPDServerConfiguration) -> Void = { _ in }
     ) async throws -> ServerHarness {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -27,8 +29,8 @@ struct ServerHarness {
         var configuration = MPDServerConfiguration(tcp: .init(host: "127.0.0.1", port: 0))
         if unixSocket { configuration.unixSocketPath = directory + "/mpd.socket" }
         configure(&configuration)
-        var logger = Logger(label: "test.mpd")
-        logger.logLevel = .warning
+        var logger = logs.map { logs in Logger(label: "test.mpd", factory: { _ in logs }) } ?? Logger(label: "test.mpd")
+        if logs == nil { logger.logLevel = .warning }
         let server = MPDServer(configuration: configuration, backend: backend, logger: logger)
         let task = Task { try await server.run() }
         let addresses = try await server.listeningAddresses()

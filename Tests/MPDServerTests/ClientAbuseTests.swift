@@ -1,0 +1,142 @@
+import Foundation
+import MPDProtocol
+@testable import MPDServer
+import MPDTestSupport
+import NIOCore
+import TestSupport
+import Testing
+
+/// Issue 13, server side: nothing one client does takes the box down or locks others out. Output is cut off at the
+/// per-client limit while it is produced, the Unix socket keeps its own connection budget, and wrong passwords are
+/// answered ever more slowly and logged once per connection. Timing is only ever checked as a lower bound.
+@Suite(.serialized) struct ClientAbuseTests {
+    @Test func aCommandListOfManyPlaylistinfoIsCutOffAtTheOutputLimit() async throws {
+        let backend = InMemoryBackend(library: (0..<2_000).map { index in
+            SongInfo(
+                uri: "big/\(index) some track name.flac",
+                tags: [TagValue(.title, "Title number \(index)"), TagValue(.artist, "An Artist")], duration: 123.4)
+        })
+        let limit = 64 * 1024
+        let harness = try await ServerHarness.start(backend: backend, configure: { $0.maxPendingOutputBytes = limit })
+        let port = harness.port
+        let received = try await onThread {
+            let client = try RawClient(port: port)
+            _ = try client.readLine()
+            #expect(try client.command("add big") == "OK\n")
+            let song = try client.command("playlistinfo 1999").utf8.count
+            try client.send("command_list_begin\n" + String(repeating: "playlistinfo\n", count: 200) + "command_list_end\n")
+            return (bytes: try client.readUntilClosed().count, song: song)
+        }
+        #expect(received.bytes <= limit + received.song, "\(received.bytes) bytes received for a \(limit) limit")
+        #expect(await harness.eventually { harness.server.connectionCount == 0 }, "the client was dropped")
+        let other = try await onThread {
+            let client = try RawClient(port: port)
+            _ = try client.readLine()
+            return try client.command("ping")
+        }
+        #expect(other == "OK\n")
+        try await harness.stop()
+    }
+
+    @Test func tcpClientsCannotLockOutTheUnixSocket() async throws {
+        let harness = try await ServerHarness.start(unixSocket: true, configure: { $0.maxConnections = 4 })
+        let (port, path) = (harness.port, harness.socketPath)
+        try await onThread {
+            var parked: [RawClient] = []
+            for _ in 0..<4 {
+                let client = try RawClient(port: port)
+                #expect(try client.readLine() == "OK MPD 0.23.5")
+                try client.send("idle\n")
+                parked.append(client)
+            }
+            let refused = try RawClient(port: port)
+            #expect(
+                String(decoding: try refused.readUntilClosed(), as: UTF8.self)
+                    == "ACK [52@0] {} too many connections\n")
+            let admin = try RawClient(unixPath: path)
+            #expect(try admin.readLine() == "OK MPD 0.23.5")
+            #expect(try admin.command("status").contains("state: stop\n"))
+            #expect(parked.count == 4)
+        }
+        try await harness.stop()
+    }
+
+    @Test func theDefaultLimitsAreAtLeastMPDs() {
+        let configuration = MPDServerConfiguration()
+        #expect(configuration.maxConnections >= 100)
+        #expect(configuration.maxUnixSocketConnections > 0)
+    }
+
+    @Test func wrongPasswordsAreDelayedMoreAndMoreAndLoggedOnce() async throws {
+        let logs = LogCollector()
+        let first = TimeAmount.milliseconds(50)
+        let harness = try await ServerHarness.start(logs: logs) { configuration in
+            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
+            configuration.passwordFailureDelay = first
+            configuration.maxPasswordFailureDelay = .milliseconds(400)
+        }
+        let port = harness.port
+        let guesses = 6
+        // 50 + 100 + 200 + 400 + 400 + 400 ms: each refusal waits twice the last, up to the cap.
+        let minimum = Duration.milliseconds(1_550)
+        let elapsed = try await onThread {
+            let client = try RawClient(port: port)
+            _ = try client.readLine()
+            let started = ContinuousClock.now
+            for _ in 0..<guesses {
+                #expect(try client.command("password guess") == "ACK [3@0] {password} incorrect password\n")
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(try client.command("status").hasPrefix("ACK [4@0] {status} you don't have permission"))
+            #expect(try client.command("password secret") == "OK\n")
+            #expect(try client.command("status").contains("state: stop\n"))
+            return elapsed
+        }
+        #expect(elapsed >= minimum, "\(guesses) wrong passwords answered in \(elapsed)")
+        let lines = logs.lines.withLock { $0 }.filter { $0.contains("wrong password") }
+        #expect(lines.count == 1, "\(lines)")
+        #expect(lines.first?.contains("127.0.0.1") == true)
+        try await harness.stop()
+    }
+
+    @Test func pipelinedGuessesWaitTooAndReadNothingMeanwhile() async throws {
+        let harness = try await ServerHarness.start { configuration in
+            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
+            configuration.passwordFailureDelay = .milliseconds(100)
+            configuration.maxPasswordFailureDelay = .seconds(1)
+        }
+        let port = harness.port
+        let (answers, elapsed) = try await onThread {
+            let client = try RawClient(port: port)
+            _ = try client.readLine()
+            let started = ContinuousClock.now
+            try client.send("password a\npassword b\npassword c\npassword secret\nping\n")
+            let answers = try (0..<5).map { _ in try client.readResponse() }
+            return (answers, ContinuousClock.now - started)
+        }
+        #expect(answers == Array(repeating: "ACK [3@0] {password} incorrect password\n", count: 3) + ["OK\n", "OK\n"])
+        #expect(elapsed >= .milliseconds(700), "100 + 200 + 400 ms at least, got \(elapsed)")
+        try await harness.stop()
+    }
+
+    @Test func theThrottleDoublesUpToItsCapPerPeerAndForgets() {
+        let throttle = PasswordThrottle(first: .milliseconds(100), cap: .seconds(3))
+        let now = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
+        let delays = (0..<8).map { _ in throttle.refused("10.0.0.1", now: now).nanoseconds / 1_000_000 }
+        #expect(delays == [100, 200, 400, 800, 1_600, 3_000, 3_000, 3_000])
+        #expect(throttle.refused("10.0.0.2", now: now) == .milliseconds(100), "another address has its own count")
+        throttle.accepted("10.0.0.1")
+        #expect(throttle.refused("10.0.0.1", now: now) == .milliseconds(100), "a right password starts again")
+        let later = now + PasswordThrottle.forgetAfter + .seconds(1)
+        #expect(throttle.refused("10.0.0.2", now: later) == .milliseconds(100), "a quiet peer starts again")
+        #expect(throttle.delay(afterFailures: 1_000) == .seconds(3))
+        for index in 0..<(PasswordThrottle.maxPeers + 10) { _ = throttle.refused("peer \(index)", now: later) }
+        #expect(throttle.peerCount <= PasswordThrottle.maxPeers)
+    }
+
+    @Test func peersAreKeyedByAddressAndTheUnixSocketIsOne() throws {
+        #expect(MPDClientHandler.peerKey(try SocketAddress(ipAddress: "192.0.2.7", port: 4242)) == "192.0.2.7")
+        #expect(MPDClientHandler.peerKey(try SocketAddress(ipAddress: "192.0.2.7", port: 4343)) == "192.0.2.7")
+        #expect(MPDClientHandler.peerKey(try SocketAddress(unixDomainSocketPath: "/tmp/x")) == "unix socket")
+    }
+}
