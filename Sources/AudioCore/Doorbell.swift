@@ -1,9 +1,12 @@
+import CThreadShim
 import Glibc
 
 /// A counting wake-up signal built on a POSIX semaphore: `ring` never blocks and is safe on a real-time thread
 /// (it is async-signal-safe and only enters the kernel when someone waits); `wait` blocks until rung or timed out.
 ///
 /// Threads: any thread may `ring`; one thread waits.
+/// `@unchecked Sendable`: the only state is the semaphore, which POSIX makes safe to post and wait on from any
+/// thread; the pointer to it never changes after `init`.
 public final class Doorbell: @unchecked Sendable {
     private let semaphore: UnsafeMutablePointer<sem_t>
 
@@ -27,17 +30,14 @@ public final class Doorbell: @unchecked Sendable {
     }
 
     /// Waits until rung or `nanoseconds` have passed; true when rung.
+    ///
+    /// The time is measured on CLOCK_MONOTONIC: a board without a real-time clock steps its wall clock when it
+    /// learns the time (NTP at boot), and a deadline on CLOCK_REALTIME would then be hours away or long gone.
     @discardableResult
     public func wait(nanoseconds: Int) -> Bool {
-        var deadline = timespec()
-        clock_gettime(CLOCK_REALTIME, &deadline)
-        let total = Int(deadline.tv_nsec) + nanoseconds
-        deadline.tv_sec += total / 1_000_000_000
-        deadline.tv_nsec = total % 1_000_000_000
-        while true {
-            if sem_timedwait(semaphore, &deadline) == 0 { drain(); return true }
-            if errno != EINTR { return false }
-        }
+        guard fermata_sem_wait_monotonic(semaphore, Int64(nanoseconds)) == 0 else { return false }
+        drain()
+        return true
     }
 
     private func drain() { while sem_trywait(semaphore) == 0 {} }

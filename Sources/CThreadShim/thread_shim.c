@@ -1,6 +1,9 @@
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <string.h>
+#include <time.h>
 #include "thread_shim.h"
 
 void fermata_set_thread_name(const char *name) {
@@ -8,4 +11,18 @@ void fermata_set_thread_name(const char *name) {
     strncpy(shortName, name, sizeof shortName - 1);
     shortName[sizeof shortName - 1] = 0;
     pthread_setname_np(pthread_self(), shortName);
+}
+
+int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    if (nanoseconds < 0) nanoseconds = 0;
+    if (nanoseconds > INT64_MAX - 1000000000) nanoseconds = INT64_MAX - 1000000000;
+    int64_t total = (int64_t)deadline.tv_nsec + nanoseconds;
+    deadline.tv_sec += (time_t)(total / 1000000000);
+    deadline.tv_nsec = (long)(total % 1000000000);
+    while (sem_clockwait(sem, CLOCK_MONOTONIC, &deadline) != 0) {
+        if (errno != EINTR) return errno;
+    }
+    return 0;
 }

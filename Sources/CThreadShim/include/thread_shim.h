@@ -1,5 +1,14 @@
 #ifndef FERMATA_THREAD_SHIM_H
 #define FERMATA_THREAD_SHIM_H
+#include <semaphore.h>
+#include <stdint.h>
+
 /// Names the calling thread (at most 15 bytes are kept), for `top -H` and crash reports.
 void fermata_set_thread_name(const char *name);
+
+/// Waits on `sem` until it can be decremented or `nanoseconds` have passed on CLOCK_MONOTONIC (`sem_clockwait`,
+/// glibc 2.30, which Swift's Glibc module leaves out), so a step of the wall clock (a board without a real-time
+/// clock setting its time from the network at boot) neither stretches nor cuts the wait. Retries after signals.
+/// Returns 0 when decremented, else the errno of the failure (ETIMEDOUT when the time ran out).
+int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds);
 #endif
