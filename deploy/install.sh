@@ -76,7 +76,7 @@ if [ -n "$artifact" ]; then
     project=$top here=$top/deploy binaries=$top/bin
 fi
 if [ -z "$board" ]; then
-    model=$(tr -d '\0' < "${root:-}/proc/device-tree/model" 2>/dev/null || true)
+    model=$(tr -d '\0' 2>/dev/null < "${root:-}/proc/device-tree/model" || true)
     case "$model" in
         *"Raspberry Pi 5"*) board=rpi-5 ;;
         *"Raspberry Pi 4"*) board=rpi-4 ;;
@@ -121,7 +121,11 @@ if ! id fermata >/dev/null 2>&1 || [ -n "$root" ]; then
 fi
 
 # 5. Configuration (a new file only: the user's edits are kept), board profile, unit, docs.
-if [ ! -f "$root/etc/fermata/fermata.toml" ]; then
+if [ ! -f "$root/etc/fermata/fermata.toml" ] && [ $dry -eq 1 ]; then
+    # A dry run never runs the binaries: on a fresh clone they are not built yet (step 3 only printed the build).
+    echo "+ $binaries/fermatad --print-default-config | sed <music = \"$music\", board = \"/etc/fermata/board.toml\">" \
+        "> $root/etc/fermata/fermata.toml (mode 0644)"
+elif [ ! -f "$root/etc/fermata/fermata.toml" ]; then
     { "$root/usr/local/bin/fermatad" --print-default-config 2>/dev/null || "$binaries/fermatad" --print-default-config; } \
         | sed -e "s|^#music = .*|music = \"$music\"|" -e "s|^#board = .*|board = \"/etc/fermata/board.toml\"|" \
         | write /etc/fermata/fermata.toml 0644
@@ -142,4 +146,8 @@ system chown fermata:fermata /var/lib/fermata
 system systemctl daemon-reload
 system systemctl enable --now fermata.service fermata-poweroff.path
 [ $upgrade -eq 0 ] || system systemctl restart fermata.service
-echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"
+if [ $dry -eq 1 ]; then
+    echo "Dry run for $board on $codename: nothing was built, installed or changed."
+else
+    echo "Fermata installed for $board on $codename. Check it with: fermata doctor; logs: journalctl -u fermata"
+fi

@@ -67,6 +67,24 @@ import TestSupport
         #expect(unknown.output.contains("no board profile boards/toaster.toml"))
     }
 
+    /// Issue 13: on a fresh clone (nothing built) `--dry-run` ran the unbuilt `.build/release/fermatad` to print its
+    /// default configuration and exited 127. A clone of this repository's HEAD (only what is committed, no `.build`)
+    /// must dry-run to the end and name the build it would do. Failed with status 127 on the old script.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/git")))
+    func dryRunWorksOnAFreshClone() async throws {
+        let folder = try TemporaryDirectory(prefix: "fermata-clone")
+        let clone = folder.file("fermata")
+        let cloned = try await run("/usr/bin/git", ["clone", "--quiet", Self.project, clone])
+        try #require(cloned.status == 0, "git clone: \(cloned.output)")
+        try #require(!FileManager.default.fileExists(atPath: clone + "/.build"), "a fresh clone has no build")
+        let (status, output) = try await run("/bin/bash", [clone + "/deploy/install.sh", "--dry-run", "--board", "rpi-4"])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("+ swift build --package-path \(clone) -c release"), "\(output)")
+        #expect(output.contains("+ install -m 0755 -D \(clone)/.build/release/fermatad /usr/local/bin/fermatad"))
+        #expect(output.contains("fermatad --print-default-config"), "the configuration step is printed, not run")
+        #expect(!FileManager.default.fileExists(atPath: clone + "/.build"), "a dry run builds nothing")
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/systemd-analyze")))
     func unitVerifiesAndItsExposureIsAtMostTwoAndAHalf() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-unit")
