@@ -45,28 +45,50 @@ extension FermataBackend {
 
     public func browse(_ uri: String, recursive: Bool) async throws -> [DirectoryEntry] {
         if !uri.isEmpty, let song = await song(uri: uri) { return [.song(song)] }
-        guard let listing = try await library.directory(uri) else { throw MPDError(.noExist, "No such directory") }
-        var out: [DirectoryEntry] = []
-        for directory in listing.directories {
-            out.append(.directory(path: directory, lastModified: nil))
-            if recursive { out += try await browse(directory, recursive: true) }
+        if recursive {
+            guard let tree = try await library.subtree(uri) else { throw MPDError(.noExist, "No such directory") }
+            return Self.depthFirst(uri, tree)
         }
+        guard let listing = try await library.directory(uri) else { throw MPDError(.noExist, "No such directory") }
+        var out = listing.directories.map { DirectoryEntry.directory(path: $0, lastModified: nil) }
         out += listing.tracks.map { .song(SongInfo($0)) }
-        if uri.isEmpty && !recursive { out += try playlists.list().map { .playlist($0) } }
+        if uri.isEmpty { out += try playlists.list().map { .playlist($0) } }
+        return out
+    }
+
+    /// A subtree in `listall` order: each directory's subdirectories (each followed by its own contents), then its
+    /// songs.
+    static func depthFirst(_ top: String, _ tree: DirectoryListing) -> [DirectoryEntry] {
+        func parent(_ path: String) -> String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" }
+        var subdirectories: [String: [String]] = [:]
+        for directory in tree.directories { subdirectories[parent(directory), default: []].append(directory) }
+        var tracks: [String: [Track]] = [:]
+        for track in tree.tracks { tracks[parent(track.path), default: []].append(track) }
+        var out: [DirectoryEntry] = []
+        out.reserveCapacity(tree.directories.count + tree.tracks.count)
+        func visit(_ directory: String) {
+            for child in subdirectories[directory] ?? [] {
+                out.append(.directory(path: child, lastModified: nil))
+                visit(child)
+            }
+            out += (tracks[directory] ?? []).map { .song(SongInfo($0)) }
+        }
+        visit(top)
         return out
     }
 
     public func files(in uri: String) async throws -> [FileEntry] {
-        let path = try musicGuard.resolve(uri)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
-            throw MPDError(.noExist, "No such directory")
-        }
-        return names.sorted().compactMap { name in
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + name) else { return nil }
-            let isDirectory = attributes[.type] as? FileAttributeType == .typeDirectory
-            return FileEntry(name: name, isDirectory: isDirectory,
-                             size: isDirectory ? nil : (attributes[.size] as? NSNumber)?.int64Value,
-                             lastModified: (attributes[.modificationDate] as? Date).map { Int64($0.timeIntervalSince1970) })
+        let guarded = musicGuard
+        return try await BlockingWork.run { () throws -> [FileEntry] in
+            let path = try guarded.resolve(uri)
+            guard let names = RawFiles.names(in: path) else { throw MPDError(.noExist, "No such directory") }
+            return names.compactMap { name in
+                switch RawFiles.kind(path + "/" + name) {
+                case let .file(size, modified): FileEntry(name: name, isDirectory: false, size: size, lastModified: modified)
+                case let .directory(modified): FileEntry(name: name, isDirectory: true, size: nil, lastModified: modified)
+                case .other, nil: nil
+                }
+            }
         }
     }
 
@@ -81,20 +103,20 @@ extension FermataBackend {
     /// Cover art from a `cover.jpg`/`folder.jpg`/`cover.png` beside the song (`albumart`); embedded pictures are
     /// noted by the library by hash only and not served.
     public func coverArt(_ request: CoverArtRequest) async throws -> CoverArtChunk? {
-        let path = try musicGuard.resolve(request.uri)
-        guard request.source == .directoryFile else { return nil }
-        let directory = (path as NSString).deletingLastPathComponent
-        for name in ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "front.jpg"] {
-            let file = directory + "/" + name
-            guard let handle = FileHandle(forReadingAtPath: file) else { continue }
-            defer { try? handle.close() }
-            let size = Int(try handle.seekToEnd())
-            guard request.offset <= size else { throw MPDError(.argument, "Bad file offset") }
-            try handle.seek(toOffset: UInt64(request.offset))
-            let bytes = [UInt8](try handle.read(upToCount: request.maxLength) ?? Data())
-            return CoverArtChunk(totalSize: size, mimeType: name.hasSuffix(".png") ? "image/png" : "image/jpeg", bytes: bytes)
+        let guarded = musicGuard
+        return try await BlockingWork.run { () throws -> CoverArtChunk? in
+            let path = try guarded.resolve(request.uri)  // first: a path outside the library is refused either way
+            guard request.source == .directoryFile else { return nil }
+            let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
+            for name in ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "front.jpg"] {
+                guard let read = RawFiles.read(directory + "/" + name, offset: request.offset, maxLength: request.maxLength)
+                else { continue }
+                guard request.offset <= read.size else { throw MPDError(.argument, "Bad file offset") }
+                return CoverArtChunk(totalSize: read.size, mimeType: name.hasSuffix(".png") ? "image/png" : "image/jpeg",
+                                     bytes: read.bytes)
+            }
+            return nil
         }
-        return nil
     }
 
     // MARK: helpers

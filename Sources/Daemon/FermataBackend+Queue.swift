@@ -99,12 +99,11 @@ extension FermataBackend {
         case let .uri(uri, _):
             let guarded = musicGuard
             let isDirectory = try await BlockingWork.run { () throws -> Bool in
-                let absolute = try guarded.resolve(uri)
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-                    throw MPDError(.noExist, "No such directory")
+                switch RawFiles.kind(try guarded.resolve(uri)) {
+                case nil: throw MPDError(.noExist, "No such directory")
+                case .directory: return true
+                case .file, .other: return false
                 }
-                return isDirectory.boolValue
             }
             guard isDirectory else { return [SourceFile(uri: uri)] }
             let base = uri.isEmpty ? [] : [TagFilter(.base, uri)]

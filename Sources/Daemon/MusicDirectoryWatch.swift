@@ -86,6 +86,6 @@ struct MusicDirectoryWatch: Service {
     private func savedFileExists() async -> Bool {
         guard let id = saved.currentEntry, let entry = await player.queueView().queue.entry(id: id) else { return true }
         let file = entry.uri.hasPrefix("/") ? entry.uri : path + "/" + entry.uri
-        return await BlockingWork.run { FileManager.default.fileExists(atPath: file) }
+        return await BlockingWork.run { RawFiles.kind(file) != nil }
     }
 }

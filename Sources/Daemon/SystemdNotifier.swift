@@ -6,12 +6,13 @@ import Glibc
 /// Threads: any; each call sends one datagram.
 public struct SystemdNotifier: Sendable {
     public let socketPath: String?
-    /// Half of `$WATCHDOG_USEC`, when the unit has a watchdog.
+    /// A third of `$WATCHDOG_USEC`, when the unit has a watchdog: pings then come at most a third of the limit apart
+    /// even when one is a little late (at half, a ping due exactly at the half-way mark leaves no margin).
     public let watchdogInterval: Duration?
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-        watchdogInterval = environment["WATCHDOG_USEC"].flatMap(Int.init).map { .microseconds($0 / 2) }
+        watchdogInterval = environment["WATCHDOG_USEC"].flatMap(Int.init).flatMap { $0 > 0 ? .microseconds($0 / 3) : nil }
     }
 
     public var isActive: Bool { socketPath != nil }

@@ -115,6 +115,28 @@ public final class Library: Sendable {
         }
     }
 
+    /// Every directory and track below `path` ("" is the top), each list sorted by path, in one read (MPD
+    /// `listall`/`listallinfo`: one query instead of one per directory). Nil when there is no such directory.
+    public func subtree(_ path: String) async throws -> DirectoryListing? {
+        try await database.pool.read { db in
+            if !path.isEmpty,
+               try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path]) == nil {
+                return nil
+            }
+            // Paths below "a/b" are those from "a/b/" up to (not including) "a/b0" ('0' follows '/'); below the
+            // top, every path.
+            let (range, arguments): (String, StatementArguments) = path.isEmpty
+                ? ("path != ''", []) : ("path >= ? AND path < ?", [path + "/", path + "0"])
+            let directories = try String.fetchAll(db, sql: """
+                SELECT path FROM directory WHERE \(range) ORDER BY path
+                """, arguments: arguments)
+            let tracks = try Track.fetchAll(db, sql: """
+                SELECT \(Track.columns) FROM track WHERE \(range) ORDER BY path
+                """, arguments: arguments)
+            return DirectoryListing(path: path, directories: directories, tracks: tracks)
+        }
+    }
+
     /// A directory's subdirectories and tracks (MPD `lsinfo`); "" is the top. Nil when there is no such directory.
     public func directory(_ path: String) async throws -> DirectoryListing? {
         try await database.pool.read { db in

@@ -27,6 +27,9 @@ import Testing
         var driver = SessionDriver()
         #expect(await driver.send("save ../evil") == "ACK [2@0] {save} Bad playlist name\n")
         #expect(await driver.send("save .hidden") == "ACK [2@0] {save} Bad playlist name\n")
+        // A NUL would cut the file name short ("a\0b" used to be saved as "a").
+        #expect(await driver.send("save \"a\u{0}b\"") == "ACK [2@0] {save} Bad playlist name\n")
+        #expect(await driver.send("listplaylists") == "OK\n")
         #expect(await driver.send("listplaylist nosuch") == "ACK [50@0] {listplaylist} No such playlist\n")
         #expect(await driver.send("load nosuch") == "ACK [50@0] {load} No such playlist\n")
         #expect(await driver.send("rm nosuch") == "ACK [50@0] {rm} No such playlist\n")

@@ -1,3 +1,4 @@
+import FermataCore
 import MPDProtocol
 import Testing
 
@@ -51,6 +52,8 @@ import Testing
     @Test func invalidUTF8IsRepairedNotFatal() throws {
         let parsed = try #require(try CommandLineTokenizer.tokenize([0x61, 0x64, 0x64, 0x20, 0xFF, 0xFE]))
         #expect(parsed.name == "add")
-        #expect(parsed.arguments == ["\u{FFFD}\u{FFFD}"])
+        // Invalid bytes are kept (one-to-one), not repaired to U+FFFD: a file name need not be UTF-8.
+        #expect(parsed.arguments == [RawPath.text([0xFF, 0xFE])])
+        #expect(RawPath.bytes(parsed.arguments[0]) == [0xFF, 0xFE])
     }
 }

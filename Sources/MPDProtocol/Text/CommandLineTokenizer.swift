@@ -1,3 +1,5 @@
+import FermataCore
+
 /// Splits one protocol line into a command name and arguments with MPD's quoting rules.
 ///
 /// The name is a bare word (an ASCII letter, then letters, digits or `_`). Arguments are bare words (any byte above
@@ -89,7 +91,8 @@ private struct ByteScanner {
             }
             index += 1
         }
-        let value = String(decoding: bytes[start..<index], as: UTF8.self)
+        // Arguments keep their bytes (a file name need not be UTF-8): `RawPath`'s one-to-one text.
+        let value = RawPath.text(bytes[start..<index])
         skipSpaces()
         return value
     }
@@ -114,6 +117,6 @@ private struct ByteScanner {
             throw .init(message: "Space expected after closing '\"'", inCommandName: false)
         }
         skipSpaces()
-        return String(decoding: value, as: UTF8.self)
+        return RawPath.text(value)
     }
 }

@@ -1,3 +1,5 @@
+import FermataCore
+
 /// The body of one command's answer: `key: value` lines and binary chunks, accumulated as bytes, up to a cap.
 ///
 /// The cap is what the client may still be sent (MPD's `max_output_buffer_size` less what is already pending): once
@@ -19,12 +21,18 @@ public struct Response: Sendable, Hashable {
     /// Whether the cap is reached: further writes are dropped and the client will be disconnected.
     public var isFull: Bool { bytes.count >= limit }
 
-    /// Appends `key: value\n`; line breaks in `value` become spaces.
+    /// Appends `key: value\n`; line breaks in `value` become spaces. A `file:` or `directory:` value is a `RawPath`
+    /// and goes out as the name's raw bytes, as MPD sends them (a name need not be UTF-8).
     public mutating func line(_ key: String, _ value: String) {
         guard !isFull else { return }
         bytes.append(contentsOf: key.utf8)
         bytes.append(contentsOf: ": ".utf8)
-        bytes.append(contentsOf: ResponseText.sanitized(value).utf8)
+        let text = ResponseText.sanitized(value)
+        if key == "file" || key == "directory" {
+            bytes.append(contentsOf: RawPath.bytes(text))
+        } else {
+            bytes.append(contentsOf: text.utf8)
+        }
         bytes.append(0x0A)
     }
 

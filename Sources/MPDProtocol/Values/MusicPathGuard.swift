@@ -1,3 +1,5 @@
+import FermataCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -39,9 +41,10 @@ public struct MusicPathGuard: Sendable {
         return real
     }
 
+    /// `realpath(3)` of the raw bytes `path` stands for (`RawPath`), as `RawPath` text.
     static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
+        guard let resolved = RawPath.withCString(path, { realpath($0, nil) }) else { return nil }
         defer { free(resolved) }
-        return String(cString: resolved)
+        return RawPath.text(UnsafeRawBufferPointer(start: resolved, count: strlen(resolved)))
     }
 }

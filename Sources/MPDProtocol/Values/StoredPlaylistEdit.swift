@@ -28,8 +28,11 @@ public enum StoredPlaylistEdit: Sendable, Hashable {
 
 /// Stored playlist name rules: not empty, no `/`, no line breaks, not starting with `.` (MPD's `spl_valid_name`).
 public enum StoredPlaylistName {
+    /// Refuses what cannot be a file name of its own in the playlist directory: empty, hidden (`.`), `/` (another
+    /// directory), NUL (it would cut the file name short: `a\0b` used to write `a`), line breaks.
     public static func validate(_ name: String) throws(MPDError) {
-        guard !name.isEmpty, !name.hasPrefix("."), !name.contains(where: { $0 == "/" || $0.isNewline }) else {
+        guard !name.isEmpty, !name.hasPrefix("."),
+              !name.contains(where: { $0 == "/" || $0 == "\0" || $0.isNewline }) else {
             throw MPDError(.argument, "Bad playlist name")
         }
     }

@@ -1,0 +1,88 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// File names are bytes on Linux, and MPD keeps them so end to end. Two files whose names differ only in invalid
+/// UTF-8 bytes used to become one library entry (both repaired to U+FFFD), and such files could not be added at all.
+/// Through the real daemon: both are listed with their raw bytes, each is added by its raw bytes, and it plays.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct RawNameTests {
+    static let first: [UInt8] = Array("Raw/odd ".utf8) + [0xE9, 0xFF] + Array(".flac".utf8)
+    static let second: [UInt8] = Array("Raw/odd ".utf8) + [0xE9, 0xFE] + Array(".flac".utf8)
+
+    /// A client that speaks bytes: a command line out, the reply's bytes up to `OK` or `ACK` back.
+    final class RawClient {
+        let fd: Int32
+        init(port: Int) throws {
+            fd = try TestSocket.connect(port: port)
+            var timeout = timeval(tv_sec: 20, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            _ = try reply()
+        }
+        deinit { close(fd) }
+
+        func send(_ line: [UInt8]) throws -> [UInt8] {
+            let bytes = line + [0x0A]
+            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            return try reply()
+        }
+
+        private var pending: [UInt8] = []
+        private func reply() throws -> [UInt8] {
+            while true {
+                let greeting = pending.starts(with: Array("OK MPD ".utf8)) && pending.last == 0x0A
+                if greeting || pending.suffix(3).elementsEqual(Array("OK\n".utf8)) {
+                    defer { pending = [] }
+                    return pending
+                }
+                if let ack = pending.firstRange(of: Array("ACK [".utf8)), pending[ack.lowerBound...].contains(0x0A) {
+                    defer { pending = [] }
+                    return pending
+                }
+                var chunk = [UInt8](repeating: 0, count: 65536)
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                guard n > 0 else { throw MPDLink.Failure(description: "connection closed") }
+                pending += chunk[..<n]
+            }
+        }
+    }
+
+    static func quoted(_ bytes: [UInt8]) -> [UInt8] { [0x22] + bytes + [0x22] }
+
+    @Test func namesThatAreNotUTF8AreListedAddedAndPlayedByTheirBytes() async throws {
+        try await Daemon.with { daemon async throws in
+            let raw = daemon.music + "/Raw"
+            try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+            for (index, name) in [Self.first, Self.second].enumerated() {
+                let signal = TestSignal.sweep(frames: 44_100 * 3, channels: 2, bits: 16, seed: UInt64(700 + index))
+                let temporary = raw + "/tmp\(index).flac"
+                try FLACFixture.write(path: temporary, samples: signal, channels: 2, bitsPerSample: 16,
+                                      sampleRate: 44_100, tags: ["TITLE": "Twin \(index)"])
+                let target = Array(daemon.music.utf8) + [0x2F] + name + [0]
+                let renamed = target.withUnsafeBufferPointer { buffer in
+                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { rename(temporary, $0) }
+                }
+                try #require(renamed == 0)
+            }
+            _ = try await daemon.ok("update")
+            _ = try await daemon.status(within: 30) { $0.all("updating_db").isEmpty }
+
+            let client = try RawClient(port: daemon.port)
+            let listing = try client.send(Array("listall Raw".utf8))
+            #expect(listing.firstRange(of: Array("file: ".utf8) + Self.first + [0x0A]) != nil, "\(listing)")
+            #expect(listing.firstRange(of: Array("file: ".utf8) + Self.second + [0x0A]) != nil, "\(listing)")
+            for name in [Self.first, Self.second] {
+                let added = try client.send(Array("add ".utf8) + Self.quoted(name))
+                #expect(added == Array("OK\n".utf8), "\(String(decoding: added, as: UTF8.self))")
+            }
+            let queue = try client.send(Array("playlistinfo".utf8))
+            #expect(queue.firstRange(of: Array("file: ".utf8) + Self.first + [0x0A]) != nil)
+            #expect(queue.firstRange(of: Array("Title: Twin 1".utf8)) != nil, "the second file's own tags")
+            _ = try client.send(Array("play 1".utf8))
+            let playing = try await daemon.status(within: 10) { $0.all("state") == ["play"] }
+            #expect(playing.all("state") == ["play"] && playing.all("song") == ["1"] && playing.all("error").isEmpty,
+                    "\(playing)")
+        }
+    }
+}
