@@ -68,7 +68,8 @@ import TestSupport
             let giveUp = MonotonicClock.seconds() + Self.giveUpSeconds
             while outcome.get() == nil && MonotonicClock.seconds() < giveUp { usleep(10_000) }
             if let (rung, seconds) = outcome.get() {
-                print("doorbell step \(step) s: \(rung ? "rung" : "timed out") after \(String(format: "%.3f", seconds)) s")
+                let how = rung ? "rung" : "timed out"
+                print("doorbell step \(step) s: \(how) after \(String(format: "%.3f", seconds)) s")
             } else {
                 print("doorbell step \(step) s: still waiting after \(Int(Self.giveUpSeconds)) s")
                 bell.ring()

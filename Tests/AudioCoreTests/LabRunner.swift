@@ -6,8 +6,8 @@ import TestSupport
 /// Any task may call `run`; runs take turns with the other suites' VMs through `OneAtATime.kernelLab`.
 enum LabRunner {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/kernel-lab/run-in-kernel.sh")
-        .path
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("shared/kernel-lab/run-in-kernel.sh").path
 
     /// Whether the lab can run here (FERMATA_KERNEL_TESTS=0 opts out, as for the other kernel tests); prints why not.
     static let available: Bool = {

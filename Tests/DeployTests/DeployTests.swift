@@ -77,7 +77,8 @@ import TestSupport
         let cloned = try await run("/usr/bin/git", ["clone", "--quiet", Self.project, clone])
         try #require(cloned.status == 0, "git clone: \(cloned.output)")
         try #require(!FileManager.default.fileExists(atPath: clone + "/.build"), "a fresh clone has no build")
-        let (status, output) = try await run("/bin/bash", [clone + "/deploy/install.sh", "--dry-run", "--board", "rpi-4"])
+        let (status, output) = try await run("/bin/bash",
+                                             [clone + "/deploy/install.sh", "--dry-run", "--board", "rpi-4"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("+ swift build --package-path \(clone) -c release"), "\(output)")
         #expect(output.contains("+ install -m 0755 -D \(clone)/.build/release/fermatad /usr/local/bin/fermatad"))
