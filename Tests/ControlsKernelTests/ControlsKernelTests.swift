@@ -115,6 +115,53 @@ struct ControlsKernelTests {
         #expect(log.contains("shutdown held: wrote \(out)/poweroff-request"), "\(log)")
     }
 
+    /// The PLAY button on a stopped queue (issue 13): with `--resume off` fermatad comes up stopped, and a press of
+    /// PLAY must start the queue (before the fix it only flipped the pause flag, and nothing played). Twice over one
+    /// state folder (guest/play-button-scenario.sh): a queue added over the protocol, started by PLAY, stopped by the
+    /// next+previous chord, started again by PLAY; then, after a restart, the saved queue started by PLAY. The driver
+    /// waits for each state (up to 30 s) instead of sleeping, and records how long it took.
+    @Test func realDaemonPlayButtonStartsAStoppedQueue() async throws {
+        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fermatad").path
+        try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
+        let out = try KernelLab.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
+        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
+        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
+        let started = Date()
+        let run = await KernelLab.runScenario(share: out, command: [
+            KernelLab.guest + "/play-button-scenario.sh", out, KernelLab.boards, fermatad,
+        ])
+        let read = { (name: String) in (try? String(contentsOfFile: "\(out)/\(name)", encoding: .utf8)) ?? "" }
+        let logs = "daemon1.log:\n\(read("daemon1.log"))\ndaemon2.log:\n\(read("daemon2.log"))"
+        let (first, second) = (read("drive1.log"), read("drive2.log"))
+        print("play button scenario: \(String(format: "%.1f", Date().timeIntervalSince(started))) s in the lab; "
+            + "waits: \(Self.waits(first) + Self.waits(second))")
+        try #require(run.status == 0, "kernel lab: \(run.status)\n\(run.output)\n\(run.errors)\n\(logs)")
+        func status(_ drive: String, after step: String) -> String {
+            guard let start = drive.range(of: "status after \(step) (") else { return "" }
+            return drive[start.upperBound...].split(separator: "\n").dropFirst().prefix { $0.first?.isNumber != true }
+                .joined(separator: "\n")
+        }
+        let queued = status(first, after: "queued")
+        #expect(queued.contains("b.wav") && !queued.contains("[playing]"), "\(first)")
+        #expect(status(first, after: "tap-play").contains("[playing] #1/2"),
+                "PLAY on the stopped queue\n\(first)\n\(logs)")
+        #expect(!status(first, after: "chord-stop").contains("[playing]"), "\(first)")
+        #expect(status(first, after: "tap-play-again").contains("[playing]"), "PLAY after the chord\n\(first)\n\(logs)")
+        let restored = status(second, after: "queued")
+        #expect(restored.contains("b.wav") && !restored.contains("[playing]") && !restored.contains("[paused]"),
+                "--resume off: the saved queue, stopped\n\(second)\n\(logs)")
+        #expect(status(second, after: "tap-play").contains("[playing]"), "PLAY on the saved queue\n\(second)\n\(logs)")
+    }
+
+    /// The driver's "(N.NN s)" waits, in step order.
+    static func waits(_ drive: String) -> [String] {
+        drive.split(separator: "\n").filter { $0.hasPrefix("status after ") }
+            .map { String($0.dropFirst("status after ".count).dropLast()) }
+    }
+
     /// What both builds must show: the exact actions, and one clear log line per unavailable control.
     func checkScenario(_ t: Transcript) {
         // The hold is timed by a Python sleep in an emulated machine: count the repeats the kernel's timestamps

@@ -6,6 +6,9 @@ Lines are active-low with pull-ups (what Fermata requests): `pull-down` is a pre
 Usage: drive.py full LOG [STATUS-COMMAND]   (LOG gets one line per step, with CLOCK_MONOTONIC ns; with a status
 command, e.g. `mpc -h SOCKET status`, its output follows each step's line once the step has settled)
        drive.py hold LOG NAME MS             (holds one button down for MS milliseconds)
+       drive.py steps LOG STATUS-COMMAND STEP...   (STEP: queued, tap-play, tap-play-again, chord-stop; after each,
+                                             the status command is polled until it shows the step's expected state,
+                                             up to 30 s, and its last output follows the step's line)
 """
 import os
 import subprocess
@@ -112,6 +115,47 @@ def full():
     note("done")
 
 
+def chord_stop():
+    settle("GPIO5", True)
+    sleep_ms(40)
+    settle("GPIO6", True)
+    sleep_ms(150)
+    settle("GPIO6", False)
+    sleep_ms(20)
+    settle("GPIO5", False)
+
+
+def playing(out):
+    return "[playing]" in out
+
+
+# name: (what the driver does, what the status must then show). "queued": the saved or added queue is there.
+STEPS = {
+    "queued": (lambda: None, lambda out: "b.wav" in out and not playing(out)),
+    "tap-play": (lambda: tap("GPIO17", 100), playing),
+    "tap-play-again": (lambda: tap("GPIO17", 100), playing),
+    "chord-stop": (chord_stop, lambda out: not playing(out)),
+}
+
+
+def steps():
+    """Each step, then the status command polled until it shows the step's state (readiness, not a fixed sleep: an
+    emulated CPU under load takes its time); after 30 s the last output is recorded as it is, for the test to judge."""
+    command = sys.argv[3]
+    for name in sys.argv[4:]:
+        act, ready = STEPS[name]
+        log.write(f"{time.monotonic_ns()} {name}\n")
+        start = time.monotonic()
+        act()
+        while True:
+            out = subprocess.run(command, shell=True, capture_output=True, text=True).stdout
+            if ready(out) or time.monotonic() - start > 30:
+                break
+            sleep_ms(100)
+        log.write(f"status after {name} ({time.monotonic() - start:.2f} s):\n{out}")
+    log.write(f"{time.monotonic_ns()} done\n")
+
+
 def hold():
     name, ms = sys.argv[3], int(sys.argv[4])
     note(f"hold {name} {ms} ms")
@@ -119,4 +163,4 @@ def hold():
 
 
 if __name__ == "__main__":
-    {"full": full, "hold": hold}[sys.argv[1]]()
+    {"full": full, "hold": hold, "steps": steps}[sys.argv[1]]()
