@@ -126,6 +126,15 @@ public final class FermataBackend: MPDBackend {
                         databaseUpdated: Int64(stats.lastScan?.timeIntervalSince1970 ?? 0))
     }
 
+    // MARK: command lists
+
+    /// The list's queue and state writes are committed once, when it ends (`DeferredWrites`), before its answer.
+    public func commandList<T>(_ body: () async -> T) async -> T {
+        let result = await DeferredWrites.$active.withValue(true) { await body() }
+        await store?.flushDeferred()
+        return result
+    }
+
     // MARK: outputs
 
     public func outputs() async throws -> [OutputInfo] { outputs.infos() }

@@ -5,10 +5,28 @@ import Player
 
 /// The store's SQL: durable writes, the full rewrite after a failure, and row mapping.
 extension StateStore {
+    /// Commits the writes a command list held back (`DeferredWrites`), in one transaction; call when the list ends,
+    /// before its client hears `OK`.
+    public func flushDeferred() async {
+        guard !deferred.isEmpty else { return }
+        _ = await DeferredWrites.$active.withValue(false) { await write { _ in } }
+    }
+
     /// Runs `body` in one transaction with `synchronous=FULL`. After a failure, the next write replaces the saved queue
     /// and state wholesale from the newest copies instead (so a missed incremental edit cannot leave rows stale).
     /// Returns whether the database now holds the newest state.
     func write(_ body: @escaping @Sendable (Database) throws -> Void) async -> Bool {
+        // Inside a command list (and while writes succeed): held until the list ends, then committed with the rest.
+        if DeferredWrites.active, !failing {
+            deferred.append(body)
+            return true
+        }
+        let held = deferred
+        deferred = []
+        let combined: @Sendable (Database) throws -> Void = { db in
+            for earlier in held { try earlier(db) }
+            try body(db)
+        }
         let resync = failing
         let queue = lastQueue
         let snapshot = lastSnapshot
@@ -24,7 +42,7 @@ extension StateStore {
                         if resync {
                             try Self.rewriteAll(queue: queue, snapshot: snapshot, sequence: seq, db)
                         } else {
-                            try body(db)
+                            try combined(db)
                         }
                         return .commit
                     }

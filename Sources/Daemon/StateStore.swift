@@ -29,6 +29,8 @@ public actor StateStore: PlayerPersistence {
     /// The newest queue and state handed to the store, for the full rewrite after a failure.
     var lastQueue: PlayQueue?
     var lastSnapshot: PlayerSnapshot?
+    /// Writes a command list's task held back until the list ends (`DeferredWrites`), in order.
+    var deferred: [@Sendable (Database) throws -> Void] = []
     /// Writes that failed since start (for `fermata doctor` and tests).
     public internal(set) var failedWrites = 0
     /// Whether the newest write failed (and nothing has been written since).

@@ -95,4 +95,17 @@ public protocol MPDBackend: Sendable {
 
     /// Where the library scan is (`scan_status`). The default refuses: see `MPDBackend+Scan.swift`.
     func scanReport() async throws -> ScanReport
+
+    // MARK: Command lists
+
+    /// Runs one command list's commands (`body`) as one unit of durability: the client hears nothing until the list
+    /// ends, so the backend may commit the list's edits once, when `body` returns, instead of once per command
+    /// (10,000 `add`s used to cost 10,000 fsyncs). Everything must be committed before this returns; edits made by
+    /// other clients meanwhile must not wait for it. The default just runs `body`.
+    func commandList<T>(_ body: () async -> T) async -> T
+}
+
+/// The default for backends that commit each edit on its own (test doubles).
+extension MPDBackend {
+    public func commandList<T>(_ body: () async -> T) async -> T { await body() }
 }

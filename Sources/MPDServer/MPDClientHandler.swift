@@ -1,3 +1,4 @@
+import FermataCore
 import Logging
 import MPDProtocol
 import NIOCore
@@ -150,8 +151,12 @@ final class MPDClientHandler: ChannelDuplexHandler {
         executing = true
         let (executor, client) = (executor, session.client)
         let outputLimit = max(0, maxPendingOutputBytes - bytesInFlight)
+        // Client work (filter matching, long answers, file look-ups) runs on `BlockingWork`'s threads, never on the
+        // cooperative pool the player and the other clients need; actor calls inside still hop to their actor.
         let result = context.eventLoop.makeFutureWithTask {
-            await executor.run(batch, client: client, outputLimit: outputLimit)
+            await withTaskExecutorPreference(BlockingWork.executor) {
+                await executor.run(batch, client: client, outputLimit: outputLimit)
+            }
         }
         result.assumeIsolated().whenSuccess { result in
             if let delay = self.passwordDelay(result) {

@@ -66,6 +66,13 @@ public struct CommandExecutor: Sendable {
     /// Runs `batch` for a client with `client` settings. `outputLimit`: the most bytes the client may still be sent
     /// (the server passes its per-client output limit less what is still pending).
     public func run(_ batch: CommandBatch, client: ClientSettings, outputLimit: Int = .max) async -> BatchResult {
+        guard batch.mode == .single else {
+            return await backend.commandList { await runLines(batch, client: client, outputLimit: outputLimit) }
+        }
+        return await runLines(batch, client: client, outputLimit: outputLimit)
+    }
+
+    private func runLines(_ batch: CommandBatch, client: ClientSettings, outputLimit: Int) async -> BatchResult {
         var output: [UInt8] = []
         var client = client
         var password: BatchResult.PasswordAttempt?
