@@ -30,6 +30,17 @@ enum OrderKeys {
         return updates
     }
 
+    /// Keys for `count` items just inserted at `index` between neighbours whose keys are `before` (nil: at the start)
+    /// and `after` (nil: at the end), when integers fit between them; nil otherwise (then `plan`). O(count), so a
+    /// run of single `add`s to a long queue does not pay for the whole queue each time.
+    static func insertion<ID: Hashable>(_ inserted: [ID], before: Int64?, after: Int64?) -> [ID: Int64]? {
+        let lower = before ?? 0
+        let upper = after ?? lower + spacing * Int64(inserted.count + 1)
+        let step = (upper - lower) / Int64(inserted.count + 1)
+        guard step >= 1 else { return nil }
+        return Dictionary(uniqueKeysWithValues: inserted.enumerated().map { ($0.element, lower + step * Int64($0.offset + 1)) })
+    }
+
     /// Keys for every item, evenly spaced.
     static func renumber<ID: Hashable>(_ order: [ID]) -> [ID: Int64] {
         Dictionary(uniqueKeysWithValues: order.enumerated().map { ($0.element, Int64($0.offset + 1) * spacing) })

@@ -117,7 +117,14 @@ public actor StateStore: PlayerPersistence {
         }
         let cleared: Bool = if case .cleared = edit { true } else { false }
         let (removedIDs, insertedEntries) = (removed, inserted)
-        let sortUpdates = OrderKeys.plan(order: queue.entries.map(\.id), existing: sortKeys)
+        let sortUpdates = Self.insertionKeys(edit, queue: queue, existing: sortKeys)
+            ?? OrderKeys.plan(order: queue.entries.map(\.id), existing: sortKeys)
+        // Only entries at or after an insertion point can have been touched by it (MPD `plchanges` versions).
+        let touched: ArraySlice<QueueEntry> = if case let .inserted(_, at) = edit, at <= queue.entries.count {
+            queue.entries[at...]
+        } else {
+            queue.entries[...]
+        }
         let shuffleUpdates = queue.shuffledOrder.map { OrderKeys.plan(order: $0, existing: shuffleKeys) }
         let shuffleOff = queue.shuffledOrder == nil && !shuffleKeys.isEmpty
         let seq = nextSequence()
@@ -135,7 +142,7 @@ public actor StateStore: PlayerPersistence {
                 try db.execute(sql: "UPDATE queue_entry SET shuffle_key = ? WHERE id = ?", arguments: [key, id])
             }
             if shuffleOff { try db.execute(sql: "UPDATE queue_entry SET shuffle_key = NULL") }
-            for entry in queue.entries where entry.version == queue.version && !insertedIDs.contains(entry.id) {
+            for entry in touched where entry.version == queue.version && !insertedIDs.contains(entry.id) {
                 try db.execute(sql: "UPDATE queue_entry SET version = ? WHERE id = ?", arguments: [entry.version, entry.id])
             }
             try Self.writeSnapshot(snapshot, shuffled: queue.shuffledOrder != nil, sequence: seq, db)
@@ -145,6 +152,18 @@ public actor StateStore: PlayerPersistence {
             if let shuffleUpdates { shuffleKeys.merge(shuffleUpdates) { $1 } }
             if shuffleOff { shuffleKeys = [:] }
         }
+    }
+
+    /// New sort keys for a contiguous insertion whose neighbours already have keys, without looking at the rest of
+    /// the queue; nil for other edits or when the keys do not fit.
+    static func insertionKeys(_ edit: PersistedQueueEdit, queue: PlayQueue, existing: [EntryID: Int64]) -> [EntryID: Int64]? {
+        guard case let .inserted(entries, at) = edit, !entries.isEmpty, at + entries.count <= queue.entries.count,
+              queue.entries[at].id == entries[0].id else { return nil }
+        let end = at + entries.count
+        let before = at > 0 ? existing[queue.entries[at - 1].id] : nil
+        let after = end < queue.entries.count ? existing[queue.entries[end].id] : nil
+        if at > 0 && before == nil || end < queue.entries.count && after == nil { return nil }
+        return OrderKeys.insertion(entries.map(\.id), before: before, after: after)
     }
 
     public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
