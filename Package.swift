@@ -121,7 +121,7 @@ let package = Package(
         .target(
             name: "MPDServer",
             dependencies: [
-                "MPDProtocol",
+                "MPDProtocol", "CThreadShim",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <string.h>
@@ -25,4 +26,8 @@ int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds) {
         if (errno != EINTR) return errno;
     }
     return 0;
+}
+
+int fermata_malloc_trim(void) {
+    return malloc_trim(0);
 }

@@ -205,7 +205,10 @@ final class MPDClientHandler: ChannelDuplexHandler {
         let count = bytes.count
         bytesInFlight += count
         let promise = context.eventLoop.makePromise(of: Void.self)
-        promise.futureResult.assumeIsolated().whenComplete { _ in self.bytesInFlight -= count }
+        promise.futureResult.assumeIsolated().whenComplete { _ in
+            self.bytesInFlight -= count
+            MemoryTrim.afterLargeWrite(count)
+        }
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: promise)
         if bytesInFlight > maxPendingOutputBytes {
             logger.info("MPD client does not read its output (\(bytesInFlight) bytes pending); closing")
@@ -215,7 +218,11 @@ final class MPDClientHandler: ChannelDuplexHandler {
 
     private func writeAndClose(_ bytes: [UInt8], context: ChannelHandlerContext) {
         guard !bytes.isEmpty else { return context.close(promise: nil) }
+        let count = bytes.count
         let written = context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)))
-        written.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        written.assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+            MemoryTrim.afterLargeWrite(count)
+        }
     }
 }

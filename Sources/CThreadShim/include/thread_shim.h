@@ -11,4 +11,8 @@ void fermata_set_thread_name(const char *name);
 /// clock setting its time from the network at boot) neither stretches nor cuts the wait. Retries after signals.
 /// Returns 0 when decremented, else the errno of the failure (ETIMEDOUT when the time ran out).
 int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds);
+
+/// Returns the heap's free memory to the kernel (glibc's malloc_trim(0), which Swift's Glibc module leaves out).
+/// Returns 1 when memory was released.
+int fermata_malloc_trim(void);
 #endif
