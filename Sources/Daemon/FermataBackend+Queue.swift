@@ -106,10 +106,9 @@ extension FermataBackend {
                 }
             }
             guard isDirectory else { return [SourceFile(uri: uri)] }
-            let base = uri.isEmpty ? [] : [TagFilter(.base, uri)]
-            let tracks = try await library.find(base)
-            guard !tracks.isEmpty else { throw MPDError(.noExist, "No such directory") }
-            return tracks.map { SourceFile(uri: $0.path, replayGain: $0.replayGain) }
+            let files = try await library.queueFiles(under: uri)
+            guard !files.isEmpty else { throw MPDError(.noExist, "No such directory") }
+            return files.map { SourceFile(uri: $0.path, replayGain: $0.replayGain) }
         case let .matching(query):
             return try await songs(query).map { SourceFile(uri: $0.uri) }
         case let .storedPlaylist(name, range):

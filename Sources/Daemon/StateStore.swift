@@ -130,20 +130,23 @@ public actor StateStore: PlayerPersistence {
         let seq = nextSequence()
         let written = await write { db in
             if cleared { try db.execute(sql: "DELETE FROM queue_entry") }
-            for id in removedIDs { try db.execute(sql: "DELETE FROM queue_entry WHERE id = ?", arguments: [id]) }
+            for id in removedIDs {
+                try db.cachedStatement(sql: "DELETE FROM queue_entry WHERE id = ?").execute(arguments: [id])
+            }
             for entry in insertedEntries {
                 try Self.insert(entry, sortKey: sortUpdates[entry.id] ?? 0, shuffleKey: shuffleUpdates?[entry.id], db)
             }
             let insertedIDs = Set(insertedEntries.map(\.id))
             for (id, key) in sortUpdates where !insertedIDs.contains(id) {
-                try db.execute(sql: "UPDATE queue_entry SET sort_key = ? WHERE id = ?", arguments: [key, id])
+                try db.cachedStatement(sql: "UPDATE queue_entry SET sort_key = ? WHERE id = ?").execute(arguments: [key, id])
             }
             for (id, key) in shuffleUpdates ?? [:] where !insertedIDs.contains(id) {
-                try db.execute(sql: "UPDATE queue_entry SET shuffle_key = ? WHERE id = ?", arguments: [key, id])
+                try db.cachedStatement(sql: "UPDATE queue_entry SET shuffle_key = ? WHERE id = ?").execute(arguments: [key, id])
             }
             if shuffleOff { try db.execute(sql: "UPDATE queue_entry SET shuffle_key = NULL") }
             for entry in touched where entry.version == queue.version && !insertedIDs.contains(entry.id) {
-                try db.execute(sql: "UPDATE queue_entry SET version = ? WHERE id = ?", arguments: [entry.version, entry.id])
+                try db.cachedStatement(sql: "UPDATE queue_entry SET version = ? WHERE id = ?")
+                    .execute(arguments: [entry.version, entry.id])
             }
             try Self.writeSnapshot(snapshot, shuffled: queue.shuffledOrder != nil, sequence: seq, db)
         }

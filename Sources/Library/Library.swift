@@ -1,3 +1,4 @@
+import Decoders
 import FermataCore
 import Foundation
 import GRDB
@@ -112,6 +113,21 @@ public final class Library: Sendable {
                 }
             }
             return found
+        }
+    }
+
+    /// The path and ReplayGain of every track below `directory` ("" is the top), sorted by path: what a queue
+    /// `add` of a directory needs, read without the other 25 columns (`add /` of a big library).
+    public func queueFiles(under directory: String) async throws -> [(path: String, replayGain: ReplayGainInfo)] {
+        try await database.pool.read { db in
+            let (range, arguments): (String, StatementArguments) = directory.isEmpty
+                ? ("1", []) : ("path >= ? AND path < ?", [directory + "/", directory + "0"])
+            return try Row.fetchAll(db, sql: """
+                SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
+                WHERE \(range) ORDER BY path
+                """, arguments: arguments).map { row in
+                (row[0], ReplayGainInfo(trackGain: row[1], trackPeak: row[2], albumGain: row[3], albumPeak: row[4]))
+            }
         }
     }
 
