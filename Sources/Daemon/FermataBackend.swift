@@ -19,7 +19,8 @@ public final class FermataBackend: MPDBackend {
     let musicGuard: MusicPathGuard
     let outputs: OutputSet
     let store: StateStore?
-    let started = Date()
+    /// When the backend started, on the monotonic clock (a Pi steps its wall clock at boot: `uptime` must not jump).
+    let started = ContinuousClock.now
     let logger: Logger
     /// Songs by URI (library lookups for the queue), dropped after each scan.
     let songCache = Mutex([String: SongInfo]())
@@ -120,7 +121,7 @@ public final class FermataBackend: MPDBackend {
     public func stats() async throws -> MPDStats {
         let stats = try await library.stats()
         return MPDStats(artists: stats.artists, albums: stats.albums, songs: stats.songs,
-                        uptime: Int64(Date().timeIntervalSince(started)),
+                        uptime: (ContinuousClock.now - started).components.seconds,
                         playtime: Int64(player.engine.framesWritten / max(1, player.engine.position().deviceFormat?.sampleRate ?? 44_100)),
                         databasePlaytime: Int64(stats.playtime),
                         databaseUpdated: Int64(stats.lastScan?.timeIntervalSince1970 ?? 0))

@@ -75,14 +75,14 @@ extension Player {
             countIn = plan.flatMap { $0.beats > 0 ? $0 : nil }
             engine.setPassCountIn(countIn?.beforeEachPass == true ? countIn : nil)
             changeSink.yield(.options)
-        case .loopSetA: try setLoopA()
-        case .loopSetB: try setLoopB()
+        case .loopSetA: try await setLoopA()
+        case .loopSetB: try await setLoopB()
         case .loopCycle:
-            if loop != nil { clearLoop() } else if loopPendingA != nil { try setLoopB() } else { try setLoopA() }
+            if loop != nil { clearLoop() } else if loopPendingA != nil { try await setLoopB() } else { try await setLoopA() }
         case .loopClear: clearLoop()
         case let .loopNudge(endpoint, ms): try nudgeLoop(endpoint, milliseconds: ms)
         case let .setLoop(start, end, count):
-            let heard = try heardTrack()
+            let heard = try await heardTrack()
             let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
                                     end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
             try applyLoop(entry: heard.entry, region)
@@ -131,14 +131,14 @@ extension Player {
     }
 
     private func seek(to seconds: Double) async throws {
-        let heard = try heardTrack()
+        let heard = try await heardTrack()
         guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
         await begin(entry, atFrame: FrameTime.frames(seconds: seconds, rate: heard.rate))
     }
 
     /// The entry heard now (or just asked for: `currentPosition`) and its source rate.
-    private func heardTrack() throws -> (entry: EntryID, rate: Int, frame: Int64) {
-        resolveRequestedRate()
+    private func heardTrack() async throws -> (entry: EntryID, rate: Int, frame: Int64) {
+        await resolveRequestedRate()
         let position = currentPosition()
         guard !stopped, let entry = position.entryID ?? current, position.sourceRate > 0 else {
             throw ActionError.notPlaying
@@ -146,8 +146,8 @@ extension Player {
         return (entry, position.sourceRate, position.sourceFrame)
     }
 
-    private func setLoopA() throws {
-        let heard = try heardTrack()
+    private func setLoopA() async throws {
+        let heard = try await heardTrack()
         if let existing = loop, existing.entry == heard.entry, heard.frame < existing.region.end {
             try applyLoop(entry: heard.entry, LoopRegion(start: heard.frame, end: existing.region.end))
         } else {
@@ -156,8 +156,8 @@ extension Player {
         }
     }
 
-    private func setLoopB() throws {
-        let heard = try heardTrack()
+    private func setLoopB() async throws {
+        let heard = try await heardTrack()
         let start: Int64
         if let pending = loopPendingA, pending.entry == heard.entry {
             start = pending.frame
@@ -212,7 +212,7 @@ extension Player {
         var words = text ?? ""
         if text == nil {
             guard let entry = current.flatMap(queue.entry(id:)) else { throw ActionError.notPlaying }
-            words = trackTitle(entry)
+            words = await trackTitle(entry)
             let rate = Double(max(1, engine.position().sourceRate))
             if let region = loop?.region, loop?.entry == entry.id {
                 func spoken(_ frame: Int64) -> String {
@@ -226,9 +226,11 @@ extension Player {
         if let speech = await speak(words) { engine.announce(speech, duck: announceDucking) }
     }
 
-    /// "Title, by Artist" from the file's tags (the file name without them).
-    func trackTitle(_ entry: QueueEntry) -> String {
-        let tags = try? TagReader.read(path: path(for: entry.uri))
+    /// "Title, by Artist" from the file's tags (the file name without them), read on `BlockingWork`: the actor does
+    /// no file I/O.
+    nonisolated func trackTitle(_ entry: QueueEntry) async -> String {
+        let file = path(for: entry.uri)
+        let tags = await BlockingWork.run { try? TagReader.read(path: file) }
         let title = tags?.title ?? String(entry.uri.split(separator: "/").last ?? "")
         return tags?.artist.map { "\(title), by \($0)" } ?? title
     }

@@ -112,7 +112,7 @@ public actor Player: PlayerControl {
             let next = successor(of: entry, afterFailure: false)
             if announceTrackChanges, let next, let queued = queue.entry(id: next.entryID) {
                 // Rendered before the decoder learns what follows, so it has the words when it gets there.
-                if let speech = await speak(trackTitle(queued)) {
+                if let speech = await speak(await trackTitle(queued)) {
                     engine.prepareTrackAnnouncement(next.entryID, speech, duck: announceDucking)
                 }
             }
@@ -195,6 +195,9 @@ public actor Player: PlayerControl {
         consecutiveFailures = 0
         let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? countIn : nil)
         requestedStart = (generation, entry.id, frame, rate)
+        // A skip to an entry whose rate is not known yet: read it now, off the actor, so that a seek that follows
+        // (a skip and a seek while paused) finds it instead of waiting for the file's header.
+        if rate == nil { Task { await self.resolveRequestedRate() } }
         transportChanged()
         await persistence?.saveSnapshot(snapshot(frame: frame))
         changeSink.yield(.player)
@@ -215,12 +218,15 @@ public actor Player: PlayerControl {
 
     /// Reads the source rate of a start asked for but not heard yet (a skip to another entry) from its file's header,
     /// once: a seek made before it is heard — a skip and a seek while paused — must convert seconds at that entry's
-    /// rate, not at the rate of the entry heard before. Leaves it unknown when the file cannot be read.
-    func resolveRequestedRate() {
+    /// rate, not at the rate of the entry heard before. Leaves it unknown when the file cannot be read. The header is
+    /// read on `BlockingWork` (the actor does no file I/O); the answer is kept only if that start is still the one
+    /// asked for.
+    func resolveRequestedRate() async {
         guard let asked = requestedStart, asked.rate == nil, engine.position().generation < asked.generation,
-              let entry = queue.entry(id: asked.entry),
-              let decoder = try? DecoderRegistry.open(path: path(for: entry.uri)) else { return }
-        requestedStart?.rate = decoder.format.sampleRate
+              let entry = queue.entry(id: asked.entry) else { return }
+        let file = path(for: entry.uri)
+        let rate = await BlockingWork.run { (try? DecoderRegistry.open(path: file))?.format.sampleRate }
+        if let rate, requestedStart?.generation == asked.generation { requestedStart?.rate = rate }
     }
 
     /// The persistent state now (the current position unless `frame` is given).

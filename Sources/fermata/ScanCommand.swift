@@ -28,17 +28,17 @@ struct ScanCommand: ParsableCommand {
                 job = Int(dictionary(try client.command(verb + target))["updating_db"] ?? "") ?? job + 1
             }
             let live = isatty(STDOUT_FILENO) == 1
-            var lastPrinted = Date.distantPast
+            var lastPrinted: ContinuousClock.Instant?  // monotonic: a clock step must not stop or flood the lines
             while true {
                 report = dictionary(try client.command("scan_status"))
                 let phase = report["scan_phase"] ?? "?"
                 let current = Int(report["scan_job"] ?? "") ?? 0
                 if current >= job, !["scanning", "finishing"].contains(phase) { break }
-                if live || Date().timeIntervalSince(lastPrinted) >= 5 {
+                if live || lastPrinted.map({ ContinuousClock.now - $0 >= .seconds(5) }) ?? true {
                     let line = Self.progressLine(report)
                     if live { print("\r" + line.padding(toLength: 78, withPad: " ", startingAt: 0), terminator: "") } else { print(line) }
                     fflush(nil)  // all streams: stdout itself is not concurrency-safe to name
-                    lastPrinted = Date()
+                    lastPrinted = .now
                 }
                 usleep(200_000)
             }
