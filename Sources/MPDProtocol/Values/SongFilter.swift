@@ -32,7 +32,8 @@ public struct StringMatch: Sendable, Hashable {
         case equals = "=="
         case contains = "contains"
         case startsWith = "starts_with"
-        /// A regular expression (Swift `Regex` syntax, close to PCRE), matched anywhere in the value.
+        /// A regular expression (POSIX extended syntax with GNU and `\d` extensions: `FilterRegex`), matched anywhere
+        /// in the value.
         case regex = "=~"
     }
 

@@ -3,7 +3,7 @@
 ///
 /// The filter is compiled once, at creation: case-insensitive needles are folded then (never per song), regular
 /// expressions compiled. Per song, each subject (URI, tag value) is folded at most once however many tests look at it.
-/// Made by backends for one query; not `Sendable` (Swift `Regex` is not), so make one per task.
+/// Made by backends for one query; not `Sendable` (a compiled `FilterRegex` belongs to one task), so make one per task.
 public struct SongFilterMatcher {
     /// Why a filter could not be compiled (a bad regular expression).
     public struct InvalidPattern: Error, Sendable {
@@ -15,7 +15,7 @@ public struct SongFilterMatcher {
         var op: StringMatch.Operator
         var needle: String
         var foldCase: Bool
-        var regex: Regex<AnyRegexOutput>?
+        var regex: FilterRegex?
 
         /// Whether `subject` (folded by the caller when `foldCase`, except for regexes) passes.
         func holds(_ subject: String) -> Bool {
@@ -25,11 +25,11 @@ public struct SongFilterMatcher {
             case .startsWith: return subject.hasPrefix(needle)
             case .regex:
                 guard let regex else { return false }
-                return (try? regex.firstMatch(in: subject)) != nil
+                return regex.matches(subject)
             }
         }
 
-        /// Regexes fold case themselves (`ignoresCase`); the other operators compare folded subjects.
+        /// Regexes fold case themselves (`REG_ICASE`); the other operators compare folded subjects.
         var wantsFoldedSubject: Bool { foldCase && op != .regex }
     }
 
@@ -46,7 +46,7 @@ public struct SongFilterMatcher {
     private let root: Node
 
     public init(_ filter: SongFilter) throws(InvalidPattern) {
-        var regexes: [String: Regex<AnyRegexOutput>] = [:]
+        var regexes: [String: FilterRegex] = [:]
         root = try Self.compile(filter, regexes: &regexes)
     }
 
@@ -97,7 +97,7 @@ public struct SongFilterMatcher {
     }
 
     private static func compile(
-        _ filter: SongFilter, regexes: inout [String: Regex<AnyRegexOutput>]
+        _ filter: SongFilter, regexes: inout [String: FilterRegex]
     ) throws(InvalidPattern) -> Node {
         switch filter {
         case let .and(parts):
@@ -119,8 +119,7 @@ public struct SongFilterMatcher {
                     test.regex = regex
                 } else {
                     do {
-                        let regex = try Regex(match.value)
-                        test.regex = match.foldCase ? regex.ignoresCase() : regex
+                        test.regex = try FilterRegex(match.value, ignoreCase: match.foldCase)
                     } catch {
                         throw InvalidPattern(pattern: match.value)
                     }
