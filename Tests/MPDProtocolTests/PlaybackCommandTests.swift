@@ -86,6 +86,21 @@ import Testing
             ])
     }
 
+    /// MPD plays the song `next`/`previous` lead to even when paused (issue 16); the player keeps pause, so the
+    /// handler resumes. At the end of the queue `next` stops, and stays stopped.
+    @Test func nextAndPreviousWhilePausedPlay() async throws {
+        var driver = await queued()
+        #expect(await driver.send("play 1\npause 1\nnext") == "OK\nOK\nOK\n")
+        var status = try await driver.backend.status()
+        #expect(status.player.state == .playing && status.songPosition == 2)
+        #expect(await driver.send("pause 1\nprevious") == "OK\nOK\n")
+        status = try await driver.backend.status()
+        #expect(status.player.state == .playing && status.songPosition == 1)
+        #expect(await driver.send("play 4\npause 1\nnext") == "OK\nOK\nOK\n")
+        #expect(try await driver.backend.status().player.state == .stopped)
+        #expect(await driver.backend.performed.suffix(3) == [.playEntry(5), .pause, .next])
+    }
+
     @Test func badPositionsAndIds() async {
         var driver = await queued()
         #expect(await driver.send("play 5") == "ACK [2@0] {play} Bad song index\n")

@@ -130,12 +130,16 @@ public actor InMemoryBackend: MPDBackend {
         idle.publish(.player)
     }
 
+    /// `.next`/`.previous` as Fermata's player does them: a paused transport stays paused on the new entry (the
+    /// protocol's `next`/`previous` resume it, as MPD plays).
     func skip(by step: Int) throws {
         guard let id = player.entryID, let index = queue.firstIndex(where: { $0.id == id }) else { return }
         var target = index + step
         if player.repeatMode == .queue, !queue.isEmpty { target = (target + queue.count) % queue.count }
         guard queue.indices.contains(target) else { return setState(.stopped) }
+        let wasPaused = player.state == .paused
         try startPlaying(queue[target].id)
+        if wasPaused { setState(.paused) }
     }
 
     func seek(to seconds: Double) throws {

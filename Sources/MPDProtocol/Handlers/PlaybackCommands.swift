@@ -23,8 +23,18 @@ enum PlaybackCommands {
     }
 
     static func stop(_ c: inout CommandContext) async throws { try await c.backend.perform(.stop) }
-    static func next(_ c: inout CommandContext) async throws { try await c.backend.perform(.next) }
-    static func previous(_ c: inout CommandContext) async throws { try await c.backend.perform(.previous) }
+    static func next(_ c: inout CommandContext) async throws { try await skip(.next, c.backend) }
+    static func previous(_ c: inout CommandContext) async throws { try await skip(.previous, c.backend) }
+
+    /// `next`/`previous` as MPD: while paused they play the song skipped to (MPD's `PlayOrder` starts it). Fermata's
+    /// player keeps a paused transport paused (the buttons' behaviour, kept for them), so a player that is still
+    /// paused after the skip is resumed; one the skip stopped (past the end) stays stopped.
+    static func skip(_ action: ControlAction, _ backend: any MPDBackend) async throws {
+        let wasPaused = try await backend.status().player.state == .paused
+        try await backend.perform(action)
+        guard wasPaused, try await backend.status().player.state == .paused else { return }
+        try await backend.perform(.resume)
+    }
 
     static func seek(_ c: inout CommandContext) async throws {
         let id = try await QueueCommands.entryID(at: try c.unsigned(0), c.backend)
