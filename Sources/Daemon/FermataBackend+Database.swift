@@ -105,7 +105,12 @@ extension FermataBackend {
     public func coverArt(_ request: CoverArtRequest) async throws -> CoverArtChunk? {
         let guarded = musicGuard
         return try await BlockingWork.run { () throws -> CoverArtChunk? in
-            let path = try guarded.resolve(request.uri)  // first: a path outside the library is refused either way
+            let path: String
+            do {
+                path = try guarded.resolve(request.uri)  // first: a path outside the library is refused either way
+            } catch let error as MPDError where error.code == .noExist {
+                throw MPDError(.noExist, "No file exists")  // MPD's answer for a song that is not there
+            }
             guard request.source == .directoryFile else { return nil }
             let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
             for name in ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "front.jpg"] {

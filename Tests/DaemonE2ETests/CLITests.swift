@@ -134,7 +134,7 @@ struct CLITests {
             let refused = try await daemon.fermata("queue", "rm", "99")
             #expect(refused.status == 1 && refused.stderr == "fermata: delete: Bad song index\n", "\(refused)")
             let noFile = try await daemon.fermata("queue", "add", "nosuch")
-            #expect(noFile.status == 1 && noFile.stderr == "fermata: add: No such file or directory\n", "\(noFile)")
+            #expect(noFile.status == 1 && noFile.stderr == "fermata: add: No such directory\n", "\(noFile)")
             let notPlaying = try await daemon.fermata("loop", "set", "0.2", "0.4")
             #expect(notPlaying.status == 1 && notPlaying.stderr == "fermata: loop_set: Not playing\n", "\(notPlaying)")
             #expect(try await daemon.queue() == [])

@@ -9,8 +9,8 @@ struct PathSafetyTests {
 
     /// Refused `add` arguments and the ACK each must get.
     static let refusals: [(uri: String, ack: String)] = [
-        ("../../etc/passwd", "ACK [2@0] {add} Malformed URI"),
-        ("Beta/../../etc/passwd", "ACK [2@0] {add} Malformed URI"),
+        ("../../etc/passwd", "ACK [50@0] {add} No such directory"),
+        ("Beta/../../etc/passwd", "ACK [50@0] {add} No such directory"),
         ("/etc/passwd", "ACK [4@0] {add} Access denied"),
         (M.passwordLink, "ACK [4@0] {add} Access denied"),
         (M.escapingDirectoryLink, "ACK [4@0] {add} Access denied"),
@@ -24,6 +24,7 @@ struct PathSafetyTests {
             for (uri, ack) in Self.refusals {
                 #expect(try await daemon.command("add \"\(uri)\"").ack == ack, "add \(uri)")
                 let addid = ack.replacingOccurrences(of: "{add}", with: "{addid}")
+                    .replacingOccurrences(of: "No such directory", with: "No such song")
                 #expect(try await daemon.command("addid \"\(uri)\"").ack == addid, "addid \(uri)")
                 #expect(try await daemon.command("playlistadd p \"\(uri)\"").ack?.hasPrefix("ACK [") == true)
             }

@@ -63,7 +63,7 @@ struct PythonMPDTests {
         c.add("Beta/None.flac")
         c.clear()
         error = ack(c.command_list_end)
-        check(error == "[50@1] {add} No such file or directory", error)
+        check(error == "[50@1] {add} No such directory", error)
         check([s["file"] for s in c.playlistinfo()] == [UNO], "clear after the failing add must not run")
         c.command_list_ok_begin()
         c.ping()
@@ -84,7 +84,7 @@ struct PythonMPDTests {
 
         step = "errors"
         check(ack(c.play, 999) == "[2@0] {play} Bad song index", ack(c.play, 999))
-        check(ack(c.add, "nosuch") == "[50@0] {add} No such file or directory", ack(c.add, "nosuch"))
+        check(ack(c.add, "nosuch") == "[50@0] {add} No such directory", ack(c.add, "nosuch"))
         check(ack(c.playid, 999) == "[50@0] {playid} No such song", ack(c.playid, 999))
         check(c.ping() is None, "the connection survives ACKs")
 

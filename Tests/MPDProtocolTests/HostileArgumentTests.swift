@@ -185,7 +185,8 @@ import Testing
             ("playlistinfo 1:2:3", "Integer or range expected: \"1:2:3\""),
             ("playlistinfo 1e3", "Integer or range expected: \"1e3\""),
             ("delete \(Self.hugeDigits)", "Number too large: \"\(Self.hugeDigits)\""),
-            ("plchanges -1", "Integer expected: \"-1\""),
+            ("plchanges -x", "Integer expected: \"-x\""),
+            ("plchanges -4294967296", "Number too large: \"-4294967296\""),
             ("plchanges 4294967296", "Number too large: \"4294967296\""),
             ("plchanges \"\"", "Integer expected: \"\""),
             ("plchanges 0 0:\(Self.int64Max)", "Number too large: \"0:\(Self.int64Max)\""),
@@ -202,7 +203,8 @@ import Testing
             ("albumart Bach/Goldberg -1", "Number is negative: \"-1\""),
             ("playlistadd p loose.wav \(Self.int64Max)", "Number too large: \"\(Self.int64Max)\""),
             ("playlistinfo 5:2147483647", nil),
-            ("plchanges 4294967295", nil),
+            ("plchanges 4294967295 0:0", nil),  // newer than the queue: all of it, in an empty window
+            ("plchanges -1 0:0", nil),
             ("add loose.wav +2147483647", "Bad song index"),
         ])
     }

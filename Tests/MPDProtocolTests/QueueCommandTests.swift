@@ -66,6 +66,27 @@ import Testing
         #expect(await driver.send("plchanges x") == "ACK [2@0] {plchanges} Integer expected: \"x\"\n")
     }
 
+    /// MPD's `ParseCommandArgU32` is `strtoul`: `-1` is 4294967295, newer than any queue version, and a version newer
+    /// than the queue's reports the whole queue (issue 16: Fermata refused `plchanges -1`).
+    @Test func plchangesMinusOneListsTheWholeQueue() async {
+        var driver = SessionDriver()
+        _ = await driver.send("add /")
+        #expect(await driver.send("plchanges -1").components("file: ") == 5)
+        #expect(await driver.send("plchangesposid -1 3:") == "cpos: 3\nId: 4\ncpos: 4\nId: 5\nOK\n")
+        #expect(await driver.send("plchangesposid 4294967295 0:1") == "cpos: 0\nId: 1\nOK\n")
+        #expect(await driver.send("plchanges -") == "ACK [2@0] {plchanges} Integer expected: \"-\"\n")
+    }
+
+    /// MPD refuses a `move` range without an end (`-1` is everything); Fermata used to move it (issue 16).
+    @Test func moveOfAnOpenEndedRangeIsRefused() async {
+        var driver = SessionDriver()
+        _ = await driver.send("add /")
+        #expect(await driver.send("move -1 0") == "ACK [2@0] {move} Open-ended range not supported\n")
+        #expect(await driver.send("move 2: 0") == "ACK [2@0] {move} Open-ended range not supported\n")
+        #expect(await driver.send("status").contains("playlist: 2\n"), "the queue did not change")
+        #expect(await driver.send("move 3:5 0") == "OK\n")
+    }
+
     @Test func playlistfindIsExactAndPlaylistsearchIsFolded() async {
         var driver = SessionDriver()
         _ = await driver.send("add /\ntagtypes clear")

@@ -35,9 +35,11 @@ extension CommandContext {
         try ArgumentParser.insertPosition(arguments[index])
     }
 
-    /// A library URI checked by `URIValidator`.
-    public func uri(_ index: Int) throws(MPDError) -> String {
-        try URIValidator.checked(arguments[index], handlers: backend.capabilities.urlHandlers)
+    /// A library URI checked by `URIValidator`; one with an empty, `.` or `..` component is refused with `unsafe`,
+    /// MPD's answer for a name its database does not hold (`No such directory` where MPD looks up a directory or
+    /// song, `No such song` where it wants a song).
+    public func uri(_ index: Int, unsafe: MPDError = .notFound("No such directory")) throws(MPDError) -> String {
+        try URIValidator.checked(arguments[index], handlers: backend.capabilities.urlHandlers, unsafe: unsafe)
     }
 
     /// A stored playlist name checked by `StoredPlaylistName`.
@@ -140,13 +142,17 @@ public enum ArgumentParser {
         return value
     }
 
-    /// A queue version (`plchanges`, `plchangesposid`): an unsigned 32-bit number, as MPD's `ParseCommandArgU32`.
+    /// A queue version (`plchanges`, `plchangesposid`): an unsigned 32-bit number, as MPD's `ParseCommandArgU32`,
+    /// which is `strtoul`: a leading `-` negates modulo 2³² (`-1` is 4294967295, a version newer than any, which
+    /// clients send to get the whole queue). Magnitudes past `UInt32.max` are `Number too large`.
     public static func version(_ text: String) throws(MPDError) -> UInt32 {
-        guard let value = UInt32(text) else {
-            if !text.isEmpty, text.allSatisfy(\.isASCIIDigit) { throw tooLarge(text) }
+        let negative = text.hasPrefix("-")
+        let digits = negative || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else {
             throw .badArgument("Integer expected: \"\(text)\"")
         }
-        return value
+        guard let value = UInt32(digits) else { throw tooLarge(text) }
+        return negative ? 0 &- value : value
     }
 
     /// `N`, `+N` or `-N` (MPD 0.23 relative positions); N at most `Int32.max`.

@@ -109,7 +109,7 @@ enum DatabaseCommands {
     static func rescan(_ c: inout CommandContext) async throws { try await update(&c, rescan: true) }
 
     static func update(_ c: inout CommandContext, rescan: Bool) async throws {
-        let uri = c.argument(0) == nil ? nil : try c.uri(0)
+        let uri = c.argument(0) == nil ? nil : try c.uri(0, unsafe: .badArgument("Malformed path"))
         c.response.line("updating_db", try await c.backend.update(uri, rescan: rescan))
     }
 }

@@ -11,7 +11,8 @@ enum QueueCommands {
 
     static func addID(_ c: inout CommandContext) async throws {
         let position = c.argument(1) == nil ? QueueInsertPosition.end : try c.insertPosition(1)
-        let ids = try await c.backend.editQueue(.add(.uri(try c.uri(0), recursive: false), at: position))
+        let uri = try c.uri(0, unsafe: .noSuchSong())
+        let ids = try await c.backend.editQueue(.add(.uri(uri, recursive: false), at: position))
         guard let id = ids.first else { throw MPDError.notFound("No such song") }
         c.response.line("Id", id)
     }
@@ -24,8 +25,11 @@ enum QueueCommands {
         try await c.backend.editQueue(.delete(.id(try c.entryID(0))))
     }
 
+    /// `move FROM[:TO] TO`: as MPD, a range without an end (`START:`, or `-1` for everything) is refused.
     static func move(_ c: inout CommandContext) async throws {
-        try await c.backend.editQueue(.move(.positions(try c.range(0)), to: try c.insertPosition(1)))
+        let range = try c.range(0)
+        guard range.end != nil else { throw MPDError.badArgument("Open-ended range not supported") }
+        try await c.backend.editQueue(.move(.positions(range), to: try c.insertPosition(1)))
     }
 
     static func moveID(_ c: inout CommandContext) async throws {
@@ -49,11 +53,11 @@ enum QueueCommands {
     }
 
     static func changes(_ c: inout CommandContext) async throws {
-        c.printSongs(try await c.backend.queueSongs(try changesQuery(c)))
+        c.printSongs(try await changedSongs(c))
     }
 
     static func changesPositionID(_ c: inout CommandContext) async throws {
-        for song in try await c.backend.queueSongs(try changesQuery(c)) {
+        for song in try await changedSongs(c) {
             if c.response.isFull { break }
             c.response.line("cpos", song.queuePosition ?? 0)
             c.response.line("Id", song.queueID ?? 0)
@@ -70,9 +74,15 @@ enum QueueCommands {
         c.printSongs(try await c.backend.queueSongs(.matching(filter)))
     }
 
-    static func changesQuery(_ c: CommandContext) throws(MPDError) -> QueueQuery {
+    /// `plchanges VERSION [START:END]`'s songs. As MPD, a version newer than the queue's (`plchanges -1`, or one from
+    /// before a restart) means the client knows nothing of this queue: every entry (in the window) is reported.
+    static func changedSongs(_ c: CommandContext) async throws -> [SongInfo] {
         let version = try ArgumentParser.version(c.arguments[0])
-        return .changes(since: version, window: c.argument(1) == nil ? nil : try c.range(1))
+        let window = c.argument(1) == nil ? nil : try c.range(1)
+        let songs = try await c.backend.queueSongs(.changes(since: version, window: window))
+        guard songs.isEmpty, version > (try await c.backend.status().queueVersion) else { return songs }
+        let all = try await c.backend.queueSongs(.all)
+        return Array(all[(window ?? .all).clamped(to: all.count)])
     }
 
     /// The id of the entry at `position`, or `Bad song index`.

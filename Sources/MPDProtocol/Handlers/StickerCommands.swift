@@ -14,7 +14,7 @@ enum StickerCommands {
 
     static func parse(_ c: CommandContext) throws(MPDError) -> StickerOperation {
         let args = c.arguments
-        let (type, uri) = (args[1], try c.uri(2))
+        let (type, uri) = (args[1], try c.uri(2, unsafe: .noSuchSong()))
         switch (args[0], args.count) {
         case ("get", 4): return .get(type: type, uri: uri, name: args[3])
         case ("set", 5): return .set(type: type, uri: uri, name: args[3], value: args[4])

@@ -26,15 +26,15 @@ public struct MusicPathGuard: Sendable {
     public var root: String? { Self.realPath(musicDirectory) }
 
     /// The real path of `uri` (which must pass `URIValidator`), or an ACK: `Malformed URI` / `Access denied` for
-    /// unsafe syntax or a resolved path outside the root, `No such file or directory` when it (or the music
-    /// directory) does not exist.
+    /// unsafe syntax or a resolved path outside the root, `No such directory` when it (or the music directory) does
+    /// not exist: MPD's answer for a name its database does not hold (`add nosuch/file.flac`).
     public func resolve(_ uri: String) throws(MPDError) -> String {
         guard URIValidator.isSafe(uri) else {
             throw uri.hasPrefix("/") ? MPDError(.permission, "Access denied") : MPDError(.argument, "Malformed URI")
         }
-        guard let root else { throw MPDError(.noExist, "No such file or directory") }
+        guard let root else { throw MPDError(.noExist, "No such directory") }
         let joined = uri.isEmpty ? root : root + "/" + uri
-        guard let real = Self.realPath(joined) else { throw MPDError(.noExist, "No such file or directory") }
+        guard let real = Self.realPath(joined) else { throw MPDError(.noExist, "No such directory") }
         guard real == root || real.hasPrefix(root == "/" ? "/" : root + "/") else {
             throw MPDError(.permission, "Access denied")
         }

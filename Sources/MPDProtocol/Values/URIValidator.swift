@@ -25,11 +25,15 @@ public enum URIValidator {
         return scheme.lowercased()
     }
 
-    /// Checks a library URI from a client: absolute paths are `ACK_ERROR_PERMISSION` ("Access denied"), `..`/`.`
-    /// components are `ACK_ERROR_ARG` ("Malformed URI"), URLs with a scheme the backend does not handle are
-    /// `ACK_ERROR_NO_EXIST`. `"/"` alone is accepted as the root, as in MPD's `add /`.
+    /// Checks a library URI from a client: absolute paths are `ACK_ERROR_PERMISSION` ("Access denied"), URLs with a
+    /// scheme the backend does not handle are `ACK_ERROR_NO_EXIST`, and a URI with an empty, `.` or `..` component
+    /// gets `unsafe`: what MPD answers for it, since MPD looks such a name up in its database and does not find it
+    /// (`lsinfo ../` and `add ../x` are `No such directory`, `addid` `No such song`; see `CommandContext.uri`).
+    /// `"/"` alone is accepted as the root, as in MPD's `add /`.
     /// - Returns: the URI to hand to the backend (`""` for the root).
-    public static func checked(_ uri: String, handlers: [String]) throws(MPDError) -> String {
+    public static func checked(
+        _ uri: String, handlers: [String], unsafe: MPDError = .notFound("No such directory")
+    ) throws(MPDError) -> String {
         if uri == "/" { return "" }
         if let scheme = scheme(of: uri) {
             guard handlers.contains(where: { $0.lowercased().hasPrefix(scheme + "://") }) else {
@@ -38,7 +42,7 @@ public enum URIValidator {
             return uri
         }
         if uri.hasPrefix("/") { throw MPDError(.permission, "Access denied") }
-        guard isSafe(uri) else { throw MPDError(.argument, "Malformed URI") }
+        guard isSafe(uri) else { throw unsafe }
         return uri.hasSuffix("/") ? String(uri.dropLast()) : uri
     }
 }
