@@ -10,6 +10,22 @@ import Synchronization
 ///
 /// Threads: exactly one producer (the decoder thread) calls `write`, `freeBytes` and `truncate`; exactly one consumer
 /// (the output thread) calls `readableBytes`, `copy` and `release`. No method locks or allocates.
+///
+/// Memory ordering (the bytes in `storage` are plain memory; only the two indices are atomic). Two release/acquire
+/// pairs carry everything, and each index has one writer, so that writer reads its own index relaxed:
+/// - **Data published** — the producer copies bytes into `storage`, then stores `writeIndex` *releasing* (`write`,
+///   `truncate`); the consumer loads `writeIndex` *acquiring* (`readableBytes`, `writePosition`) before it `copy`s
+///   the bytes below that index. Without the pair a weakly ordered CPU (ARM) may let the consumer see the new index
+///   before the bytes, and play stale samples.
+/// - **Space returned** — the consumer finishes reading (`copy`), then stores `releaseIndex` *releasing* (`release`,
+///   `reset`); the producer loads `releaseIndex` *acquiring* (`freeBytes`, `releasedPosition`, `truncate`'s check)
+///   before it overwrites the bytes below that index. Without the pair the producer's new bytes may land before the
+///   consumer's reads of the old ones have completed (a release store orders earlier loads too).
+/// - `truncate` moves `writeIndex` back; that is safe only because the engine's flush handshake (`flushRequest`/
+///   `flushAck`/`resumed` in Player's `EngineShared`, each a release/acquire pair) keeps the consumer from reading
+///   past the new end until the producer announces fresh data.
+/// `filledBytes()` and `freeBytes()` read the other side's index only as a count; used from the consumer (wake-up
+/// heuristics) they may be stale but never give access to bytes. Tested by `RingAndQueueOrderingStressTests`.
 public final class PCMRing: @unchecked Sendable {
     public let capacity: Int
     private let storage: UnsafeMutableRawPointer

@@ -3,6 +3,15 @@ import Synchronization
 /// A fixed-size lock-free single-producer/single-consumer queue of plain values.
 ///
 /// Threads: one producer calls `push`; one consumer calls `peek`, `pop` and `isEmpty`. Neither locks nor allocates.
+///
+/// Memory ordering (the slots are plain memory; `head` and `tail` each have one writer, which reads its own index
+/// relaxed):
+/// - **Value published** — `push` writes the slot, then stores `tail` *releasing*; `peek`/`pop`/`isEmpty` load `tail`
+///   *acquiring* before reading the slot, so a consumer that sees the new tail sees the whole value (never a stale or
+///   half-written slot on a weakly ordered CPU).
+/// - **Slot returned** — `pop` reads the slot, then stores `head` *releasing*; `push` loads `head` *acquiring* before
+///   writing that slot again, so the producer cannot overwrite a value the consumer is still reading.
+/// Tested by `RingAndQueueOrderingStressTests`.
 public final class SPSCQueue<Element: BitwiseCopyable>: @unchecked Sendable {
     private let slots: UnsafeMutablePointer<Element>
     private let mask: Int
