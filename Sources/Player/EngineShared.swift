@@ -47,7 +47,17 @@ final class EngineShared: @unchecked Sendable {
     /// Decoder: below this many filled bytes the output thread wakes the decoder.
     let lowWaterBytes = Atomic<Int>(0)
 
-    // Published by the output thread (seqlock).
+    // Published by the output thread (seqlock): one writer (`publish`), any number of readers (`heard`).
+    // The fields are relaxed atomics (so a torn read is a retry, never undefined behaviour); `sequence` orders them.
+    // Pairs it relies on (Boehm's seqlock):
+    // - writer `sequence = odd` (relaxed), then a *releasing fence*, then the field stores: the fence orders the odd
+    //   mark before every field store. It pairs with the reader's *acquiring fence* after its field loads: a reader
+    //   that loaded any field of this publish is then guaranteed to see `sequence` ≠ its first (even) value, and
+    //   retries.
+    // - writer field stores, then `sequence = even` *releasing*; it pairs with the reader's first `sequence` load
+    //   *acquiring*: a reader that sees the even value sees every field of that publish (or a later one, and then the
+    //   re-check fails).
+    // Tested by `SeqlockStressTests` (PlayerTests).
     private let sequence = Atomic<Int>(0)
     private let pubState = Atomic<Int>(0)
     private let pubEntry = Atomic<Int64>(-1)
