@@ -55,6 +55,12 @@ import TestSupport
     }
 
     /// systemd and the shell stop a foreground `fermata play` with SIGTERM: it must stop playing and exit cleanly.
+    ///
+    /// The signal goes out once the program is ready for it, not after a guessed delay (on a loaded machine or under
+    /// arm64 emulation 1.5 s was not enough): its "playing …" line is on stderr and /proc shows SIGTERM caught (the
+    /// dispatch signal source `InterruptWatch` registers installs a handler). Before that, SIGTERM would kill it
+    /// (the default action) or be ignored. Fails if it never gets ready (60 s), exits other than with status 0, or
+    /// is still running 15 s after the signal.
     @Test
     func sigtermStopsPlaybackAndExitsCleanly() async throws {
         let dir = try TemporaryDirectory()
@@ -62,22 +68,48 @@ import TestSupport
         try FLACFixture.write(path: dir.file("long.flac"), samples: signal, channels: 1, bitsPerSample: 16,
                               sampleRate: 8_000)
         try #require(FileManager.default.isExecutableFile(atPath: Self.binary), "`swift test` builds \(Self.binary)")
-        let (reason, status, seconds) = try await onThread {
+        let log = dir.file("stderr.log")
+        #expect(FileManager.default.createFile(atPath: log, contents: nil))
+        let (ready, reason, status, seconds) = try await onThread {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
             process.arguments = ["play", "--output", "null", dir.file("long.flac")]
-            process.standardError = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
             try process.run()
-            usleep(1_500_000)
+            let ready = Self.waitUntilReady(process, log: log, playing: dir.file("long.flac"), seconds: 60)
             let sent = Date()
             process.terminate()
             let deadline = sent.addingTimeInterval(15)
             while process.isAlive && Date() < deadline { usleep(10_000) }
             if process.isAlive { kill(process.processIdentifier, SIGKILL) }
             process.reap()
-            return (process.reapedTerminationReason, process.reapedTerminationStatus, Date().timeIntervalSince(sent))
+            return (ready, process.reapedTerminationReason, process.reapedTerminationStatus,
+                    Date().timeIntervalSince(sent))
         }
+        let stderr = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        try #require(ready, "not ready for SIGTERM within 60 s; stderr: \(stderr)")
         #expect(reason == .exit && status == 0, "exit \(status) (\(reason == .exit ? "exited" : "killed by a signal"))")
         #expect(seconds < 15, "still playing \(seconds) s after SIGTERM")
+    }
+
+    /// Polls until `process` has logged that it plays `playing` and catches SIGTERM; false if it exits first or
+    /// `seconds` pass.
+    static func waitUntilReady(_ process: Process, log: String, playing: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isAlive && Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if text.contains("playing \(playing)") && catchesSIGTERM(process.processIdentifier) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Whether /proc/PID/status lists SIGTERM among the caught signals (`SigCgt`, a hex mask of bit signal − 1).
+    static func catchesSIGTERM(_ pid: Int32) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+              let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        else { return false }
+        return mask & (1 << UInt64(SIGTERM - 1)) != 0
     }
 }
