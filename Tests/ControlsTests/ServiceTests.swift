@@ -103,8 +103,18 @@ actor RecordingPlayer: PlayerControl {
         let logs = LogCollector()
         let service = GPIOInputService(config: try Replay.profile("rpi-4").controls, player: RecordingPlayer(),
                                        logger: Logger(label: "test", factory: { _ in logs }))
-        let task = Task { try await service.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        let returned = Mutex(false)
+        let task = Task {
+            try await service.run()
+            returned.withLock { $0 = true }
+        }
+        // Waits for the service to say it (not a fixed 300 ms, which a loaded machine can exceed), then checks that
+        // it is still running: it only ends when cancelled.
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !logs.lines.withLock({ $0.contains { $0.hasPrefix("warning:") } }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!returned.withLock { $0 }, "the service ended before it was cancelled")
         task.cancel()
         try await task.value
         #expect(logs.lines.withLock { $0 }.filter { !$0.hasPrefix("info:") }
