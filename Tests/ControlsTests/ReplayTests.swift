@@ -59,10 +59,16 @@ import Testing
     @Test func fastSpinAcceleratesAfterTheFirstDetentInEachDirection() {
         // 8 ms per detent against a 60 ms window: 60 / 8 = 7, capped at 4 → volume ±8 per detent.
         let actions = Replay.actions(RecordedEncoderEdges.encoderFastSpin, keymap: keymap)
-        let expected = [T(.volume(2), 1_006_000_000)]
-            + (1...11).map { T(.volume(8), 1_006_000_000 + UInt64($0) * 8_000_000) }
-            + [T(.volume(-2), 1_502_000_000)]
-            + (1...11).map { T(.volume(-8), 1_502_000_000 + UInt64($0) * 8_000_000) }
+        // Built from typed pieces: as one `+` chain of literals and closures, Swift 6.2 gave up type-checking it.
+        let detent: UInt64 = 8_000_000
+        let upStart: UInt64 = 1_006_000_000
+        let downStart: UInt64 = 1_502_000_000
+        let fastUp: [T] = (1...11).map { (n: Int) -> T in T(.volume(8), upStart + UInt64(n) * detent) }
+        let fastDown: [T] = (1...11).map { (n: Int) -> T in T(.volume(-8), downStart + UInt64(n) * detent) }
+        var expected: [T] = [T(.volume(2), upStart)]
+        expected.append(contentsOf: fastUp)
+        expected.append(T(.volume(-2), downStart))
+        expected.append(contentsOf: fastDown)
         #expect(actions == expected)
     }
 
