@@ -42,13 +42,17 @@ extension FermataBackend {
 
     @discardableResult
     public func editQueue(_ edit: MPDProtocol.QueueEdit) async throws -> [EntryID] {
+        if case let .add(source, position) = edit {
+            let files = try await queueFiles(try await resolveFiles(source))
+            // Appending needs no look at the queue (a list of 10,000 `add`s: one actor turn each, not two).
+            let at = position == .end ? nil : try insertionIndex(position, await player.queueView())
+            return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
+        }
         let view = await player.queueView()
         do {
             switch edit {
-            case let .add(source, position):
-                let files = try await queueFiles(try await resolveFiles(source))
-                let at = try insertionIndex(position, view)
-                return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
+            case .add:
+                return []  // handled above
             case let .delete(target):
                 try await player.remove(ids: Set(try entries(target, view).map(\.id)))
             case let .move(target, position):
@@ -66,6 +70,33 @@ extension FermataBackend {
             throw Self.mpdError(error)
         }
         return []
+    }
+
+    /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
+    /// one by one, as `add` does), and all that succeeded before the first failure are appended with one player call.
+    public func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?) {
+        let known = (try? await library.tracks(paths: uris)) ?? [:]
+        var files: [SourceFile] = []
+        var added = 0
+        var failure: (any Error)?
+        for uri in uris {
+            if let track = known[uri] {
+                files.append(SourceFile(uri: uri, replayGain: track.replayGain))
+            } else {
+                do { files += try await resolveFiles(.uri(uri, recursive: true)) } catch {
+                    failure = error
+                    break
+                }
+            }
+            added += 1
+        }
+        do {
+            let entries = try await queueFiles(files)
+            await player.insert(uris: entries.map(\.uri), replayGain: entries.map(\.replayGain), at: nil)
+        } catch {
+            return (0, error)
+        }
+        return (added, failure)
     }
 
     /// A file a queue source names, with the ReplayGain the library stored for it when the source came from the
@@ -97,6 +128,10 @@ extension FermataBackend {
     func resolveFiles(_ source: QueueSource) async throws -> [SourceFile] {
         switch source {
         case let .uri(uri, _):
+            // A file the library knows is there (MPD adds from its database too): no file-system call needed.
+            if !uri.isEmpty, URIValidator.isSafe(uri), let track = try await library.tracks(paths: [uri])[uri] {
+                return [SourceFile(uri: uri, replayGain: track.replayGain)]
+            }
             let guarded = musicGuard
             let isDirectory = try await BlockingWork.run { () throws -> Bool in
                 switch RawFiles.kind(try guarded.resolve(uri)) {

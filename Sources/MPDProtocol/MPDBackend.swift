@@ -103,9 +103,26 @@ public protocol MPDBackend: Sendable {
     /// (10,000 `add`s used to cost 10,000 fsyncs). Everything must be committed before this returns; edits made by
     /// other clients meanwhile must not wait for it. The default just runs `body`.
     func commandList<T>(_ body: () async -> T) async -> T
+
+    /// A run of `add URI` lines of one command list, appended in order as if one by one: stops at the first URI that
+    /// fails and returns how many were added before it, with that failure. One call instead of one per line, so a
+    /// backend can look them all up and append them in one turn (10,000 `add`s in a list). The default adds them one
+    /// by one with `editQueue`.
+    func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?)
 }
 
 /// The default for backends that commit each edit on its own (test doubles).
 extension MPDBackend {
     public func commandList<T>(_ body: () async -> T) async -> T { await body() }
+
+    public func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?) {
+        for (index, uri) in uris.enumerated() {
+            do {
+                try await editQueue(.add(.uri(uri, recursive: true), at: .end))
+            } catch {
+                return (index, error)
+            }
+        }
+        return (uris.count, nil)
+    }
 }

@@ -103,3 +103,29 @@ extension String {
     /// How many times `needle` occurs.
     func components(_ needle: String) -> Int { split(separator: needle, omittingEmptySubsequences: false).count - 1 }
 }
+
+/// A command list's run of `add`s goes to the backend in one call (`appendEach`) but answers exactly as if the lines
+/// ran one by one: `list_OK` per added line, the first refusal's ACK with its own index, nothing after it.
+@Suite struct AppendRunTests {
+    @Test func aRunOfAddsAnswersLineByLineAndStopsAtTheFirstFailure() async {
+        var driver = SessionDriver()
+        let list = [
+            "command_list_ok_begin", "add loose.wav", "add Bach", "add nosuch", "add \"Satie/Gymnopédie No. 1.ogg\"",
+            "command_list_end",
+        ].joined(separator: "\n")
+        #expect(await driver.send(list) == "list_OK\nlist_OK\nACK [50@2] {add} No such directory\n")
+        let queue = await QueueCommandTests().uris(&driver)
+        #expect(queue.count == 4 && queue.first == "loose.wav", "loose.wav and Bach's three, not Satie: \(queue)")
+    }
+
+    @Test func aBadURIInTheRunKeepsItsOwnAnswer() async {
+        var driver = SessionDriver()
+        let list = ["command_list_begin", "add loose.wav", "add loose.wav", "add ../etc", "add loose.wav",
+                    "command_list_end"].joined(separator: "\n")
+        #expect(await driver.send(list) == "ACK [50@2] {add} No such directory\n")
+        #expect(await QueueCommandTests().uris(&driver) == ["loose.wav", "loose.wav"])
+        let fine = ["command_list_begin"] + Array(repeating: "add loose.wav", count: 50) + ["command_list_end"]
+        #expect(await driver.send(fine.joined(separator: "\n")) == "OK\n")
+        #expect(await QueueCommandTests().uris(&driver).count == 52)
+    }
+}

@@ -80,7 +80,24 @@ public struct CommandExecutor: Sendable {
             BatchResult(
                 output: output, client: client, outcome: outcome, outputLimitReached: limitReached, password: password)
         }
-        for (index, line) in batch.lines.enumerated() {
+        var index = 0
+        while index < batch.lines.count {
+            defer { index += 1 }
+            let line = batch.lines[index]
+            // A run of plain `add URI` lines in a list goes to the backend in one call, answered line by line.
+            if batch.mode != .single, let uris = appendRun(batch.lines, from: index, client: client), uris.count > 1 {
+                let (added, failure) = await backend.appendEach(uris)
+                if batch.mode == .list(ok: true) {
+                    for _ in 0..<added { output.append(contentsOf: Self.listOK) }
+                }
+                if let failure {
+                    let error = (failure as? MPDError) ?? MPDError(.system, String(describing: failure))
+                    output.append(contentsOf: error.ackLine(index: index + added, command: "add").utf8)
+                    return result(.continue)
+                }
+                index += uris.count - 1
+                continue
+            }
             let step = await runOne(
                 line, index: index, inList: batch.mode != .single, outputLimit: outputLimit - output.count,
                 client: &client, password: &password)
@@ -104,6 +121,23 @@ public struct CommandExecutor: Sendable {
 
     private static let ok = Array("OK\n".utf8)
     private static let listOK = Array("list_OK\n".utf8)
+
+    /// The URIs of the `add URI` lines from `start` on that would each pass the command's checks (permission,
+    /// argument count, URI syntax), up to the first line that is anything else; nil when the first one is not such
+    /// a line. That line and everything after it run as usual, so every refusal keeps its own ACK.
+    private func appendRun(_ lines: [[UInt8]], from start: Int, client: ClientSettings) -> [String]? {
+        guard let spec = CommandTable.lookup("add"), (try? spec.check(arguments: 1, permissions: client.permissions)) != nil
+        else { return nil }
+        var uris: [String] = []
+        for line in lines[start...] {
+            guard let tokens = try? CommandLineTokenizer.tokenize(line), tokens.name == "add",
+                  tokens.arguments.count == 1,
+                  let uri = try? URIValidator.checked(tokens.arguments[0], handlers: backend.capabilities.urlHandlers)
+            else { break }
+            uris.append(uri)
+        }
+        return uris.isEmpty ? nil : uris
+    }
 
     private enum StepOutcome {
         case ok
