@@ -92,16 +92,24 @@ final class OutputDaemon: @unchecked Sendable {
     func command(_ line: String) throws -> MPDLink.Reply { try MPDLink(port: port).command(line) }
 
     /// Queues both tracks, plays them and waits (up to `seconds`) for the stream to end (blocking).
+    ///
+    /// Waits on the daemon's own events rather than a fixed delay: a second connection, opened before `play`, keeps
+    /// every player change from then on (a session's pending idle changes), so `idle player` returns for the start and
+    /// for the end even when both came before it asked (the unpaced `file` capture plays the 5.5 s in a moment). After
+    /// each, `status` says whether the stream has ended. The old fixed 200 ms before the first poll assumed playback
+    /// had begun by then.
     func playBothToEnd(seconds: Double = 60) throws {
         _ = try command("clear")
         _ = try command("add 1.flac")
         _ = try command("add 2.flac")
+        let watcher = try MPDLink(port: port, timeout: Int(seconds.rounded(.up)))
         _ = try command("play 0")
         let deadline = Date().addingTimeInterval(seconds)
-        usleep(200_000)
-        while try command("status")["state"] != "stop" {
+        while true {
+            let changed = try watcher.command("idle player")
+            guard changed["changed"] == "player" else { throw MPDLink.Failure(description: "idle answered \(changed)") }
+            if try command("status")["state"] == "stop" { return }
             guard Date() < deadline else { throw MPDLink.Failure(description: "still playing after \(seconds) s") }
-            usleep(50_000)
         }
     }
 
