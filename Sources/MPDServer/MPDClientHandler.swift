@@ -172,7 +172,13 @@ final class MPDClientHandler: ChannelDuplexHandler {
     private func finish(_ result: BatchResult, context: ChannelHandlerContext) {
         executing = false
         if result.outputLimitReached {
+            // As MPD ("Output buffer is full"): the client is dropped and the cut-off answer is not sent — sending
+            // it would only copy another 8 MiB into the channel for a client that asked for too much.
             logger.info("MPD client \(peer): output reached \(maxPendingOutputBytes) bytes; closing")
+            _ = session.finish(BatchResult(output: [], client: result.client, outcome: .close))
+            context.close(promise: nil)
+            MemoryTrim.afterLargeWrite(result.output.count)
+            return
         }
         perform(session.finish(result), context: context)
         processWaitingLines(context: context)

@@ -122,7 +122,9 @@ import Testing
             Thread.sleep(forTimeInterval: 2)
             #expect(try watcher.command("ping") == "OK\n")
             let received = try slow.readUntilClosed()
-            #expect(!received.isEmpty)
+            // The answer (60,000 songs) is over the 256 KiB limit while it is produced: the client is dropped and,
+            // as MPD does ("Output buffer is full"), none of the cut-off answer is sent.
+            #expect(received.isEmpty, "\(received.count) bytes of a cut-off answer were sent")
             #expect(!String(decoding: received.suffix(4), as: UTF8.self).hasSuffix("OK\n"))
         }
         try await harness.stop()
