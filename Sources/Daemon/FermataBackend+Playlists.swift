@@ -38,8 +38,10 @@ extension FermataBackend {
             try playlists.write(name, uris)
         case let .move(from, to):
             var uris = try playlists.read(name)
-            let range = from.clamped(to: uris.count)
-            guard !range.isEmpty, to >= 0, to + range.count <= uris.count else { throw MPDError.badSongIndex() }
+            guard let end = from.end, end <= uris.count, to >= 0, to <= uris.count - (end - from.start) else {
+                throw MPDError(.argument, "Bad range")  // MPD's PlaylistFileEditor::MoveIndex
+            }
+            let range = from.start..<end
             let moving = Array(uris[range])
             uris.removeSubrange(range)
             uris.insert(contentsOf: moving, at: to)

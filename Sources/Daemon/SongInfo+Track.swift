@@ -18,6 +18,7 @@ extension SongInfo {
         let bits = track.bitsPerSample > 0 ? String(track.bitsPerSample) : "f"
         self.init(uri: track.path, tags: tags, duration: track.duration,
                   format: "\(track.sampleRate):\(bits):\(track.channels)",
-                  lastModified: track.modifiedNanoseconds / 1_000_000_000)
+                  lastModified: track.modifiedNanoseconds / 1_000_000_000,
+                  added: track.addedAt > 0 ? track.addedAt : nil)
     }
 }

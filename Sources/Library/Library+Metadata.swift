@@ -102,6 +102,26 @@ extension Library {
         }
     }
 
+    /// Changes sticker `name` on the track in one transaction (MPD 0.24's `sticker inc`/`dec`): `change` gets the
+    /// current value (nil when missing) and returns the new one.
+    public func updateSticker(path: String, name: String, _ change: @escaping @Sendable (String?) -> String)
+        async throws
+    {
+        try await database.pool.write { db in
+            let id = try identity(db, path)
+            let value = change(try MetadataStore.sticker(db, identity: id, name: name))
+            try db.execute(sql: "INSERT OR REPLACE INTO sticker (identity_id, name, value) VALUES (?, ?, ?)",
+                           arguments: [id, name, value])
+        }
+    }
+
+    /// Every sticker name in use, sorted (MPD 0.24's `stickernames`).
+    public func stickerNames() async throws -> [String] {
+        try await database.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT DISTINCT name FROM sticker ORDER BY name")
+        }
+    }
+
     /// Tracks at or below `directory` ("" = all) carrying sticker `name`, with its value (MPD `sticker find`).
     public func findStickers(
         name: String, under directory: String = ""

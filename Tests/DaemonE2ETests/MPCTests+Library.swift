@@ -120,9 +120,9 @@ extension MPCTests {
             #expect(try await daemon.mpc("sticker", uno, "delete", "mood").status == 0)
             #expect(try await daemon.mpc("sticker", uno, "list").output == "rating=5\n")
             let deleted = try await daemon.mpc("sticker", uno, "get", "mood")
-            #expect(deleted.status == 1 && deleted.stderr == "MPD error: no such sticker\n", "\(deleted)")
+            #expect(deleted.status == 1 && deleted.stderr == "MPD error: no such sticker: \"mood\"\n", "\(deleted)")
             let noSong = try await daemon.mpc("sticker", "Beta/None.flac", "get", "rating")
-            #expect(noSong.status == 1 && noSong.stderr == "MPD error: no such song\n", "\(noSong)")
+            #expect(noSong.status == 1 && noSong.stderr == "MPD error: No such song\n", "\(noSong)")
         }
     }
 

@@ -15,7 +15,7 @@ struct MPCTests {
             #expect(try await daemon.mpc("status").output == Self.modesOff)
             #expect(try await daemon.mpc().output == Self.modesOff)
             #expect(try await daemon.mpc("current").output == "")
-            #expect(try await daemon.mpc("version").output == "mpd version: 0.23.5\n")
+            #expect(try await daemon.mpc("version").output == "mpd version: 0.24.0\n")
             #expect(try await daemon.mpc("outputs").output == "Output 1 (null) is enabled\n")
             let stats = try await daemon.mpc("stats")
             #expect(stats.status == 0)

@@ -37,7 +37,7 @@ struct PythonMPDTests {
             return None
 
         c, watcher = client(), client()
-        check(c.mpd_version == "0.23.5", c.mpd_version)
+        check(c.mpd_version == "0.24.0", c.mpd_version)
 
         step = "idle"
         seen = set()
@@ -110,7 +110,7 @@ struct PythonMPDTests {
         check([(f["file"], f["sticker"]) for f in high] == [(UNO, "rating=5")], high)
         c.sticker_delete("song", UNO, "mood")
         check(c.sticker_list("song", UNO) == {"rating": "5"}, c.sticker_list("song", UNO))
-        check(ack(c.sticker_get, "song", UNO, "mood") == "[50@0] {sticker} no such sticker", "deleted sticker")
+        check(ack(c.sticker_get, "song", UNO, "mood") == '[50@0] {sticker} no such sticker: "mood"', "deleted sticker")
 
         c.stop()
         c.disconnect()

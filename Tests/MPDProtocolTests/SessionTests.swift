@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct SessionTests {
     @Test func greetingNamesTheProtocolVersion() {
-        #expect(String(decoding: ConnectionSession.greeting, as: UTF8.self) == "OK MPD 0.23.5\n")
+        #expect(String(decoding: ConnectionSession.greeting, as: UTF8.self) == "OK MPD 0.24.0\n")
     }
 
     @Test func singleCommandAnswersOK() async {

@@ -33,7 +33,9 @@ import Testing
         #expect(await driver.send("listplaylist nosuch") == "ACK [50@0] {listplaylist} No such playlist\n")
         #expect(await driver.send("load nosuch") == "ACK [50@0] {load} No such playlist\n")
         #expect(await driver.send("rm nosuch") == "ACK [50@0] {rm} No such playlist\n")
-        #expect(await driver.send("save x bogus") == "ACK [2@0] {save} Unrecognized save mode: bogus\n")
+        #expect(
+            await driver.send("save x bogus")
+                == "ACK [2@0] {save} Unrecognized save mode, expected one of 'create', 'append', 'replace'\n")
     }
 }
 
@@ -52,9 +54,10 @@ import Testing
         #expect(await driver.send("sticker find song \"\" rating > 4") == "file: loose.wav\nsticker: rating=5\nOK\n")
         #expect(
             await driver.send("sticker delete song loose.wav rating\nsticker get song loose.wav rating")
-                == "OK\nACK [50@0] {sticker} no such sticker\n")
+                == "OK\nACK [50@0] {sticker} no such sticker: \"rating\"\n")
         #expect(await driver.send("sticker get song loose.wav") == "ACK [2@0] {sticker} bad request\n")
-        #expect(await driver.send("sticker get album x y") == "ACK [2@0] {sticker} unknown sticker type\n")
+        #expect(
+            await driver.send("sticker get album x y") == "ACK [2@0] {sticker} unknown sticker domain \"album\"\n")
     }
 
     @Test func outputs() async {

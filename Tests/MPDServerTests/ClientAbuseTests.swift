@@ -45,7 +45,7 @@ import Testing
             var parked: [RawClient] = []
             for _ in 0..<4 {
                 let client = try RawClient(port: port)
-                #expect(try client.readLine() == "OK MPD 0.23.5")
+                #expect(try client.readLine() == "OK MPD 0.24.0")
                 try client.send("idle\n")
                 parked.append(client)
             }
@@ -54,7 +54,7 @@ import Testing
                 String(decoding: try refused.readUntilClosed(), as: UTF8.self)
                     == "ACK [52@0] {} too many connections\n")
             let admin = try RawClient(unixPath: path)
-            #expect(try admin.readLine() == "OK MPD 0.23.5")
+            #expect(try admin.readLine() == "OK MPD 0.24.0")
             #expect(try admin.command("status").contains("state: stop\n"))
             #expect(parked.count == 4)
         }

@@ -51,7 +51,7 @@ import Testing
         #expect(more[3] == "Bach/Cello Suites\nBach/Goldberg\n")
         #expect(more[4] == "Cello Suites\nGoldberg Variations\nGymnopédies\nSingles\n")
         #expect(more[5] == "Output 1 (ALSA default) is enabled\n\tdop=\"0\"\nOutput 2 (Null) is disabled\n")
-        #expect(more[6] == "mpd version: 0.23.5\n")
+        #expect(more[6] == "mpd version: 0.24.0\n")
         try await harness.stop()
     }
 
@@ -63,7 +63,7 @@ import Testing
             import mpd, sys, threading
             c = mpd.MPDClient()
             c.connect("127.0.0.1", \(harness.port))
-            assert c.mpd_version == "0.23.5", c.mpd_version
+            assert c.mpd_version == "0.24.0", c.mpd_version
             c.add("Bach")
             c.command_list_ok_begin()
             c.setvol(30)

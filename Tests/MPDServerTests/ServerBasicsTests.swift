@@ -15,7 +15,7 @@ import Testing
         let port = harness.port
         try await onThread {
             let client = try RawClient(port: port)
-            #expect(try client.readLine() == "OK MPD 0.23.5")
+            #expect(try client.readLine() == "OK MPD 0.24.0")
             #expect(try client.command("status").contains("state: stop\n"))
             try client.send("add /\nplaylistid 5\n")
             #expect(try client.readResponse() == "OK\n")
@@ -61,7 +61,7 @@ import Testing
         #expect((info.st_mode & S_IFMT) == S_IFSOCK)
         try await onThread {
             let client = try RawClient(unixPath: path)
-            #expect(try client.readLine() == "OK MPD 0.23.5")
+            #expect(try client.readLine() == "OK MPD 0.24.0")
             #expect(try client.command("ping") == "OK\n")
         }
         try await harness.stop()
@@ -88,7 +88,7 @@ import Testing
         let (port, server) = (harness.port, harness.server)
         try await onThread {
             var clients = try (0..<3).map { _ in try RawClient(port: port) }
-            for client in clients { #expect(try client.readLine() == "OK MPD 0.23.5") }
+            for client in clients { #expect(try client.readLine() == "OK MPD 0.24.0") }
             let refused = try RawClient(port: port)
             #expect(
                 String(decoding: try refused.readUntilClosed(), as: UTF8.self) == "ACK [52@0] {} too many connections\n"
@@ -97,7 +97,7 @@ import Testing
             clients.removeFirst()
             for _ in 0..<500 where server.connectionCount > 2 { Thread.sleep(forTimeInterval: 0.01) }
             let client = try RawClient(port: port)
-            #expect(try client.readLine() == "OK MPD 0.23.5")
+            #expect(try client.readLine() == "OK MPD 0.24.0")
             #expect(try client.command("ping") == "OK\n")
         }
         try await harness.stop()

@@ -34,11 +34,12 @@ extension InMemoryBackend {
             storedPlaylists[name]!.uris = list
         case let .move(from, to):
             guard var list = storedPlaylists[name]?.uris else { throw MPDError.noSuchPlaylist() }
-            let bounds = from.clamped(to: list.count)
-            guard from.start < list.count, !bounds.isEmpty else { throw MPDError.badSongIndex() }
+            guard let end = from.end, end <= list.count, to <= list.count - (end - from.start) else {
+                throw MPDError(.argument, "Bad range")
+            }
+            let bounds = from.start..<end
             let moving = Array(list[bounds])
             list.removeSubrange(bounds)
-            guard to <= list.count else { throw MPDError.badSongIndex() }
             list.insert(contentsOf: moving, at: to)
             storedPlaylists[name]!.uris = list
         case let .rename(newName):
@@ -57,7 +58,7 @@ extension InMemoryBackend {
         switch operation {
         case let .get(type, uri, name):
             try checkSong(type, uri)
-            guard let value = stickers[uri]?[name] else { throw MPDError(.noExist, "no such sticker") }
+            guard let value = stickers[uri]?[name] else { throw MPDError.noSuchSticker(name) }
             return [StickerMatch(name: name, value: value)]
         case let .set(type, uri, name, value):
             try checkSong(type, uri)
@@ -67,9 +68,18 @@ extension InMemoryBackend {
         case let .delete(type, uri, name):
             try checkSong(type, uri)
             guard let name else { stickers[uri] = nil; idle.publish(.sticker); return [] }
-            guard stickers[uri]?.removeValue(forKey: name) != nil else { throw MPDError(.noExist, "no such sticker") }
+            guard stickers[uri]?.removeValue(forKey: name) != nil else { throw MPDError.noSuchSticker(name) }
             idle.publish(.sticker)
             return []
+        case let .add(type, uri, name, delta, ifMissing):
+            try checkSong(type, uri)
+            let current = stickers[uri]?[name]
+            stickers[uri, default: [:]][name] =
+                current.map { String(StickerComparison.integer($0) &+ Int64(delta)) } ?? String(ifMissing)
+            idle.publish(.sticker)
+            return []
+        case .names:
+            return Set(stickers.values.flatMap(\.keys)).sorted().map { StickerMatch(name: $0, value: "") }
         case let .list(type, uri):
             try checkSong(type, uri)
             return (stickers[uri] ?? [:]).sorted { $0.key < $1.key }.map { StickerMatch(name: $0.key, value: $0.value) }
@@ -77,7 +87,7 @@ extension InMemoryBackend {
             guard type == "song" else { throw MPDError(.argument, "unknown sticker type") }
             return stickers.keys.sorted().filter { uri.isEmpty || $0.hasPrefix(uri + "/") || $0 == uri }.compactMap {
                 file in
-                guard let value = stickers[file]?[name], Self.compare(value, comparison) else { return nil }
+                guard let value = stickers[file]?[name], comparison?.holds(for: value) ?? true else { return nil }
                 return StickerMatch(uri: file, name: name, value: value)
             }
         }
@@ -86,15 +96,6 @@ extension InMemoryBackend {
     func checkSong(_ type: String, _ uri: String) throws {
         guard type == "song" else { throw MPDError(.argument, "unknown sticker type") }
         guard song(uri: uri) != nil else { throw MPDError.notFound("No such song") }
-    }
-
-    static func compare(_ value: String, _ comparison: StickerComparison?) -> Bool {
-        guard let comparison else { return true }
-        switch comparison.op {
-        case .equal: return value == comparison.value
-        case .less: return value < comparison.value
-        case .greater: return value > comparison.value
-        }
     }
 
     public func outputs() async throws -> [OutputInfo] { outputList }

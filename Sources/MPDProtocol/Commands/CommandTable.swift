@@ -60,12 +60,14 @@ public enum CommandTable {
         CommandSpec("playlistfind", .read, 1, nil, QueueCommands.find),
         CommandSpec("playlistid", .read, 0, 1, QueueCommands.playlistID),
         CommandSpec("playlistinfo", .read, 0, 1, QueueCommands.playlistInfo),
+        CommandSpec("playlistlength", .read, 1, 1, StoredPlaylistCommands.length),
         CommandSpec("playlistmove", .control, 3, 3, StoredPlaylistCommands.move),
         CommandSpec("playlistsearch", .read, 1, nil, QueueCommands.search),
         CommandSpec("plchanges", .read, 1, 2, QueueCommands.changes),
         CommandSpec("plchangesposid", .read, 1, 2, QueueCommands.changesPositionID),
         CommandSpec("practice", .read, 0, 2, PracticeCommands.practice),
         CommandSpec("previous", .control, 0, 0, PlaybackCommands.previous),
+        CommandSpec("protocol", .none, 0, nil, ConnectionCommands.protocolFeatures),
         CommandSpec("random", .control, 1, 1, PlaybackCommands.random),
         CommandSpec("readpicture", .read, 2, 2, CoverArtCommands.readPicture),
         CommandSpec("rename", .control, 2, 2, StoredPlaylistCommands.rename),
@@ -78,6 +80,8 @@ public enum CommandTable {
         CommandSpec("scan_status", .read, 0, 0, FermataCommands.scanStatus),
         CommandSpec("search", .read, 1, nil, DatabaseCommands.search),
         CommandSpec("searchadd", .add, 1, nil, DatabaseCommands.searchAdd),
+        CommandSpec("searchcount", .read, 1, nil, DatabaseCommands.searchCount),
+        CommandSpec("searchplaylist", .read, 2, 4, StoredPlaylistCommands.search),
         CommandSpec("seek", .control, 2, 2, PlaybackCommands.seek),
         CommandSpec("seekcur", .control, 1, 1, PlaybackCommands.seekCurrent),
         CommandSpec("seekid", .control, 2, 2, PlaybackCommands.seekID),
@@ -88,6 +92,9 @@ public enum CommandTable {
         CommandSpec("stats", .read, 0, 0, StatusCommands.stats),
         CommandSpec("status", .read, 0, 0, StatusCommands.status),
         CommandSpec("sticker", .admin, 3, nil, StickerCommands.sticker),
+        CommandSpec("stickernames", .admin, 0, 0, StickerCommands.names),
+        CommandSpec("stickernamestypes", .admin, 0, 1, StickerCommands.namesTypes),
+        CommandSpec("stickertypes", .admin, 0, 0, StickerCommands.types),
         CommandSpec("stop", .control, 0, 0, PlaybackCommands.stop),
         CommandSpec("tagtypes", .none, 0, nil, ConnectionCommands.tagTypes),
         CommandSpec("tempo", .control, 0, 1, FermataCommands.tempo),
@@ -111,6 +118,8 @@ public enum CommandTable {
 
     /// Commands a client with `permissions` may run on a backend with `capabilities`, in table order.
     public static func available(to permissions: Permission, _ capabilities: BackendCapabilities) -> [CommandSpec] {
-        commands.filter { permissions.isSuperset(of: $0.permission) && (capabilities.stickers || $0.name != "sticker") }
+        commands.filter {
+            permissions.isSuperset(of: $0.permission) && (capabilities.stickers || !$0.name.hasPrefix("sticker"))
+        }
     }
 }

@@ -1,5 +1,5 @@
 /// Handlers about the connection itself: `close`, `ping`, `password`, `idle`, `commands`, `notcommands`, `tagtypes`,
-/// `binarylimit`, and the static lists `urlhandlers` and `decoders`.
+/// `protocol`, `binarylimit`, and the static lists `urlhandlers` and `decoders`.
 ///
 /// Stateless; run on the executing command's task.
 enum ConnectionCommands {
@@ -35,6 +35,7 @@ enum ConnectionCommands {
         for spec in CommandTable.commands where !allowed.contains(spec.name) { c.response.line("command", spec.name) }
     }
 
+    /// `tagtypes [all|clear|enable NAME…|disable NAME…|available|reset NAME…]`, with MPD 0.24's answers.
     static func tagTypes(_ c: inout CommandContext) async throws {
         guard let sub = c.argument(0) else {
             for tag in TagType.allCases where c.client.tagTypes.contains(tag) {
@@ -44,21 +45,60 @@ enum ConnectionCommands {
         }
         let names = c.arguments.dropFirst()
         switch sub {
-        case "all" where names.isEmpty: c.client.tagTypes = Set(TagType.allCases)
-        case "clear" where names.isEmpty: c.client.tagTypes = []
-        case "enable" where !names.isEmpty: c.client.tagTypes.formUnion(try tags(names))
-        case "disable" where !names.isEmpty: c.client.tagTypes.subtract(try tags(names))
-        case "all", "clear", "enable", "disable":
-            throw MPDError.badArgument("wrong number of arguments for \"tagtypes\"")
+        case "all", "clear", "available":
+            guard names.isEmpty else { throw MPDError.badArgument("Too many arguments") }
+            if sub == "available" {
+                for tag in TagType.allCases { c.response.line("tagtype", tag.rawValue) }
+            } else {
+                c.client.tagTypes = sub == "all" ? Set(TagType.allCases) : []
+            }
+        case "enable": c.client.tagTypes.formUnion(try tags(names))
+        case "disable": c.client.tagTypes.subtract(try tags(names))
+        case "reset": c.client.tagTypes = Set(try tags(names))
         default: throw MPDError.badArgument("Unknown sub command")
         }
     }
 
+    /// MPD's `ParseTagMask`: at least one name, each a known tag.
     static func tags(_ names: ArraySlice<String>) throws(MPDError) -> [TagType] {
+        guard !names.isEmpty else { throw .badArgument("Not enough arguments") }
         var result: [TagType] = []
         for name in names {
-            guard let tag = TagType(name: name) else { throw .badArgument("Unknown tag type: \(name)") }
+            guard let tag = TagType(name: name) else { throw .badArgument("Unknown tag type") }
             result.append(tag)
+        }
+        return result
+    }
+
+    /// `protocol [all|clear|enable NAME…|disable NAME…|available]` (MPD 0.24): the connection's protocol features.
+    static func protocolFeatures(_ c: inout CommandContext) async throws {
+        guard let sub = c.argument(0) else {
+            for feature in ProtocolFeature.allCases where c.client.protocolFeatures.contains(feature) {
+                c.response.line("feature", feature.rawValue)
+            }
+            return
+        }
+        let names = c.arguments.dropFirst()
+        switch sub {
+        case "all", "clear", "available":
+            guard names.isEmpty else { throw MPDError.badArgument("Too many arguments") }
+            if sub == "available" {
+                for feature in ProtocolFeature.allCases { c.response.line("feature", feature.rawValue) }
+            } else {
+                c.client.protocolFeatures = sub == "all" ? Set(ProtocolFeature.allCases) : []
+            }
+        case "enable": c.client.protocolFeatures.formUnion(try features(names))
+        case "disable": c.client.protocolFeatures.subtract(try features(names))
+        default: throw MPDError.badArgument("Unknown sub command")
+        }
+    }
+
+    static func features(_ names: ArraySlice<String>) throws(MPDError) -> [ProtocolFeature] {
+        guard !names.isEmpty else { throw .badArgument("Not enough arguments") }
+        var result: [ProtocolFeature] = []
+        for name in names {
+            guard let feature = ProtocolFeature(name: name) else { throw .badArgument("Unknown protocol feature") }
+            result.append(feature)
         }
         return result
     }

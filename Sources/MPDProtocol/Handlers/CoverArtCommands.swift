@@ -18,7 +18,8 @@ enum CoverArtCommands {
 
     static func chunk(_ c: CommandContext, _ source: CoverArtRequest.Source) async throws -> CoverArtChunk? {
         let uri = try c.uri(0, unsafe: .notFound("No file exists"))
-        let request = CoverArtRequest(uri: uri, source: source, offset: try c.unsigned(1), maxLength: c.client.binaryLimit)
+        let request = CoverArtRequest(
+            uri: uri, source: source, offset: try c.unsigned(1), maxLength: c.client.binaryLimit)
         guard var chunk = try await c.backend.coverArt(request) else { return nil }
         guard request.offset <= chunk.totalSize else { throw MPDError.badArgument("Bad file offset") }
         if chunk.bytes.count > request.maxLength { chunk.bytes.removeLast(chunk.bytes.count - request.maxLength) }

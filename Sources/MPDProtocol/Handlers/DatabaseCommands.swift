@@ -63,8 +63,12 @@ enum DatabaseCommands {
         }
     }
 
+    static func count(_ c: inout CommandContext) async throws { try await count(&c, foldCase: false) }
+    /// `searchcount` (MPD 0.24): `count` with case-insensitive matching.
+    static func searchCount(_ c: inout CommandContext) async throws { try await count(&c, foldCase: true) }
+
     /// `count FILTER [group TAG]` (the filter may be omitted when grouping).
-    static func count(_ c: inout CommandContext) async throws {
+    static func count(_ c: inout CommandContext, foldCase: Bool) async throws {
         var rest = c.arguments[...]
         var group: TagType?
         if rest.count >= 2, rest[rest.endIndex - 2] == "group", let name = rest.last {
@@ -72,7 +76,7 @@ enum DatabaseCommands {
             group = tag
             rest = rest.dropLast(2)
         }
-        let filter = rest.isEmpty ? nil : try SongFilterParser.parse(rest, foldCase: false)
+        let filter = rest.isEmpty ? nil : try SongFilterParser.parse(rest, foldCase: foldCase)
         for row in try await c.backend.count(filter, groupBy: group) {
             if c.response.isFull { break }
             if let group, let value = row.group { c.response.line(group.rawValue, value) }
@@ -87,10 +91,13 @@ enum DatabaseCommands {
         try await browse(&c, recursive: true, full: true)
     }
 
+    /// With the `hide_playlists_in_root` protocol feature, `lsinfo` of the root leaves out the stored playlists.
     static func browse(_ c: inout CommandContext, recursive: Bool, full: Bool) async throws {
         let uri = c.argument(0) == nil ? "" : try c.uri(0)
+        let hidePlaylists = c.client.protocolFeatures.contains(.hidePlaylistsInRoot)
         for entry in try await c.backend.browse(uri, recursive: recursive) {
             if c.response.isFull { break }
+            if hidePlaylists, case .playlist = entry { continue }
             c.response.directoryEntry(entry, tags: c.client.tagTypes, full: full)
         }
     }

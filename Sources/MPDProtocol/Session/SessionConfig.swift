@@ -2,8 +2,8 @@
 ///
 /// Immutable once the server runs; a plain value.
 public struct SessionConfig: Sendable {
-    /// The protocol version in the greeting (`OK MPD 0.23.5`): the MPD release whose commands are implemented.
-    public static let protocolVersion = "0.23.5"
+    /// The protocol version in the greeting (`OK MPD 0.24.0`): the MPD release whose commands are implemented.
+    public static let protocolVersion = "0.24.0"
 
     /// Passwords and what each unlocks (MPD's `password "secret@read,add,control"`).
     public var passwords: [String: Permission]
@@ -29,7 +29,7 @@ public struct SessionConfig: Sendable {
 }
 
 /// The per-connection settings that commands change: permissions (`password`), enabled tags (`tagtypes`),
-/// the binary chunk size (`binarylimit`).
+/// the binary chunk size (`binarylimit`), protocol features (`protocol`).
 ///
 /// A value owned by one connection's `ConnectionSession`.
 public struct ClientSettings: Sendable, Hashable {
@@ -39,10 +39,28 @@ public struct ClientSettings: Sendable, Hashable {
     public var permissions: Permission
     public var tagTypes: Set<TagType>
     public var binaryLimit: Int
+    /// MPD 0.24's protocol features the client switched on (none at first).
+    public var protocolFeatures: Set<ProtocolFeature> = []
 
     public init(permissions: Permission, tagTypes: Set<TagType> = Set(TagType.allCases), binaryLimit: Int = 8192) {
         self.permissions = permissions
         self.tagTypes = tagTypes
         self.binaryLimit = binaryLimit
+    }
+}
+
+/// An MPD 0.24 protocol feature a client may switch on for its connection (`protocol enable NAME`), with MPD's name.
+///
+/// A plain value; usable anywhere.
+public enum ProtocolFeature: String, Sendable, Hashable, CaseIterable {
+    /// `lsinfo` of the root lists no stored playlists.
+    case hidePlaylistsInRoot = "hide_playlists_in_root"
+
+    /// Parses a feature name case-insensitively, as MPD does.
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+            return nil
+        }
+        self = match
     }
 }

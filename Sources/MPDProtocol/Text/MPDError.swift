@@ -44,4 +44,8 @@ public struct MPDError: Error, Sendable, Hashable, CustomStringConvertible {
     public static func noSuchPlaylist() -> MPDError { MPDError(.noExist, "No such playlist") }
     public static func badSongIndex() -> MPDError { MPDError(.argument, "Bad song index") }
     public static func notFound(_ what: String) -> MPDError { MPDError(.noExist, what) }
+    /// MPD 0.24's `no such sticker: "NAME"` (the name quoted as fmt's `{:?}` does).
+    public static func noSuchSticker(_ name: String?) -> MPDError {
+        MPDError(.noExist, "no such sticker" + (name.map { ": " + StickerCommands.quoted($0) } ?? ""))
+    }
 }

@@ -2,10 +2,12 @@ import FermataCore
 
 /// Printers for the protocol's value types, in MPD's line order.
 extension Response {
-    /// `file:`, `Last-Modified:`, `Format:`, the enabled tags, `Time:`/`duration:`, then `Pos:`/`Id:` for queue songs.
+    /// `file:`, `Last-Modified:`, `Added:`, `Format:`, the enabled tags, `Time:`/`duration:`, then `Pos:`/`Id:` for
+    /// queue songs.
     public mutating func song(_ song: SongInfo, tags enabled: Set<TagType>) {
         line("file", song.uri)
         if let modified = song.lastModified { line("Last-Modified", ResponseText.iso8601(modified)) }
+        if let added = song.added { line("Added", ResponseText.iso8601(added)) }
         if let format = song.format { line("Format", format) }
         for tag in song.orderedTags where enabled.contains(tag.type) { line(tag.type.rawValue, tag.value) }
         if let duration = song.duration {

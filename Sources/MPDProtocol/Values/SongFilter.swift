@@ -12,6 +12,8 @@ public indirect enum SongFilter: Sendable, Hashable {
     case base(String)
     /// The file changed at or after this Unix time (`modified-since`).
     case modifiedSince(Int64)
+    /// The song entered the database at or after this Unix time (MPD 0.24's `added-since`).
+    case addedSince(Int64)
 
     /// The conjunction of `filters`, flattened when there is just one.
     public static func all(_ filters: [SongFilter]) -> SongFilter { filters.count == 1 ? filters[0] : .and(filters) }

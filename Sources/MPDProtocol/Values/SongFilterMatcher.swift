@@ -41,6 +41,7 @@ public struct SongFilterMatcher {
         /// Songs whose URI starts with `prefix` (nil: every song, the root).
         case base(prefix: String?)
         case modifiedSince(Int64)
+        case addedSince(Int64)
     }
 
     private let root: Node
@@ -64,7 +65,7 @@ public struct SongFilterMatcher {
             case let .and(parts): parts.forEach(walk)
             case let .not(inner): walk(inner)
             case let .string(_, test): found.append(test.needle)
-            case .base, .modifiedSince: break
+            case .base, .modifiedSince, .addedSince: break
             }
         }
         walk(root)
@@ -79,6 +80,7 @@ public struct SongFilterMatcher {
         case let .not(inner): return !evaluate(inner, &subjects)
         case let .base(prefix): return prefix.map { subjects.song.uri.hasPrefix($0) } ?? true
         case let .modifiedSince(time): return (subjects.song.lastModified ?? Int64.min) >= time
+        case let .addedSince(time): return subjects.song.added.map { $0 >= time } ?? false
         case let .string(.uri, test): return test.holds(subjects.uri(folded: test.wantsFoldedSubject))
         case let .string(.anyTag, test):
             if test.holds(subjects.uri(folded: test.wantsFoldedSubject)) { return true }
@@ -109,6 +111,7 @@ public struct SongFilterMatcher {
             let trimmed = directory.hasSuffix("/") ? String(directory.dropLast()) : directory
             return .base(prefix: trimmed.isEmpty ? nil : trimmed + "/")
         case let .modifiedSince(time): return .modifiedSince(time)
+        case let .addedSince(time): return .addedSince(time)
         case let .string(subject, match):
             var test = Test(
                 op: match.op, needle: match.foldCase && match.op != .regex ? match.value.lowercased() : match.value,

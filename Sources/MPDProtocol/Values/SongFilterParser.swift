@@ -48,7 +48,7 @@ public enum SongFilterParser {
         switch filter {
         case let .and(parts): parts.reduce(0) { $0 + conditions(in: $1) }
         case let .not(inner): conditions(in: inner)
-        case .string, .base, .modifiedSince: 1
+        case .string, .base, .modifiedSince, .addedSince: 1
         }
     }
 
@@ -75,6 +75,7 @@ public enum SongFilterParser {
             guard URIValidator.isSafe(value) || value.isEmpty else { throw .badArgument("Bad URI") }
             return .base(value)
         case "modified-since": return .modifiedSince(try timestamp(value))
+        case "added-since": return .addedSince(try timestamp(value))
         default:
             guard let subject = subject(name) else { throw .badArgument("Unknown filter type") }
             // MPD 0.20 compatibility: "search" (foldCase) also means substring.
@@ -162,6 +163,7 @@ private struct ExpressionScanner {
         switch name {
         case "base": filter = .base(try quoted())
         case "modified-since": filter = .modifiedSince(try SongFilterParser.timestamp(try quoted()))
+        case "added-since": filter = .addedSince(try SongFilterParser.timestamp(try quoted()))
         default:
             if name.lowercased() == "audioformat" { throw .badArgument("AudioFormat filters are not supported") }
             guard let subject = SongFilterParser.subject(name) else {

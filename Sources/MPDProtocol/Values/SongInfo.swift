@@ -14,6 +14,8 @@ public struct SongInfo: Sendable, Hashable {
     public var format: String?
     /// The file's modification time, Unix seconds (UTC).
     public var lastModified: Int64?
+    /// When the song entered the database, Unix seconds (MPD 0.24's `Added`).
+    public var added: Int64?
     /// Position in the queue (0-based) for queue songs.
     public var queuePosition: Int?
     /// The queue entry id for queue songs (MPD's `Id`).
@@ -21,13 +23,14 @@ public struct SongInfo: Sendable, Hashable {
 
     public init(
         uri: String, tags: [TagValue] = [], duration: Double? = nil, format: String? = nil,
-        lastModified: Int64? = nil, queuePosition: Int? = nil, queueID: EntryID? = nil
+        lastModified: Int64? = nil, queuePosition: Int? = nil, queueID: EntryID? = nil, added: Int64? = nil
     ) {
         self.uri = uri
         self.tags = tags
         self.duration = duration
         self.format = format
         self.lastModified = lastModified
+        self.added = added
         self.queuePosition = queuePosition
         self.queueID = queueID
     }

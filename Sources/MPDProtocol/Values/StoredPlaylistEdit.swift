@@ -10,7 +10,8 @@ public enum StoredPlaylistEdit: Sendable, Hashable {
     case clear
     /// `playlistdelete NAME POS|START:END`.
     case delete(PositionRange)
-    /// `playlistmove NAME FROM TO`.
+    /// `playlistmove NAME FROM[:END] TO`: `from` has an end; a range past the list's end, or a `to` that leaves no
+    /// room for it, is MPD's `Bad range`.
     case move(from: PositionRange, to: Int)
     /// `rename NAME NEW`: `EXIST` if the new name is taken.
     case rename(to: String)
@@ -45,16 +46,28 @@ public enum StickerOperation: Sendable, Hashable {
     /// Deletes one sticker, or all of the object's stickers when `name` is nil.
     case delete(type: String, uri: String, name: String?)
     case list(type: String, uri: String)
-    /// Objects at or under `uri` having sticker `name`, optionally compared with a value.
+    /// Objects at or under `uri` having sticker `name`, optionally compared with a value (`StickerComparison.holds`).
     case find(type: String, uri: String, name: String, comparison: StickerComparison?)
+    /// `sticker inc`/`dec` (MPD 0.24): adds `delta` to the sticker's value read as an integer
+    /// (`StickerComparison.integer`), or creates it with `ifMissing`. Answers nothing.
+    case add(type: String, uri: String, name: String, delta: Int, ifMissing: Int)
+    /// `stickernames` (MPD 0.24): one match per sticker name in use, sorted, with `name` set only.
+    case names
 }
 
-/// `sticker find … NAME = VALUE` (also `<`, `>`; MPD compares as strings, or as integers for `eq`/`lt`/`gt` in 0.24).
+/// `sticker find … NAME OP VALUE`, with MPD 0.24's operators: `=`, `<`, `>` compare strings, `eq`, `lt`, `gt`
+/// integers (SQLite's `CAST(value AS INT)`), `contains` and `starts_with` match ASCII case-insensitively (SQLite's
+/// `LIKE`).
 public struct StickerComparison: Sendable, Hashable {
     public enum Operator: String, Sendable, Hashable {
         case equal = "="
         case less = "<"
         case greater = ">"
+        case equalInt = "eq"
+        case lessInt = "lt"
+        case greaterInt = "gt"
+        case contains
+        case startsWith = "starts_with"
     }
 
     public var op: Operator
@@ -63,6 +76,44 @@ public struct StickerComparison: Sendable, Hashable {
     public init(_ op: Operator, _ value: String) {
         self.op = op
         self.value = value
+    }
+
+    /// Whether a sticker's `stored` value passes the comparison, as MPD's SQL decides it.
+    public func holds(for stored: String) -> Bool {
+        switch op {
+        case .equal: stored == value
+        case .less: stored < value
+        case .greater: stored > value
+        case .equalInt: Self.integer(stored) == Self.integer(value)
+        case .lessInt: Self.integer(stored) < Self.integer(value)
+        case .greaterInt: Self.integer(stored) > Self.integer(value)
+        case .contains: Self.asciiLowered(stored).contains(Self.asciiLowered(value))
+        case .startsWith: Self.asciiLowered(stored).hasPrefix(Self.asciiLowered(value))
+        }
+    }
+
+    /// A text as SQLite's `CAST(text AS INT)` reads it: the leading integer (after spaces, with a sign), else 0;
+    /// clamped to 64 bits.
+    public static func integer(_ text: String) -> Int64 {
+        var bytes = Substring(text).utf8.drop { $0 == UInt8(ascii: " ") }[...]
+        var negative = false
+        if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            negative = sign == UInt8(ascii: "-")
+            bytes = bytes.dropFirst()
+        }
+        var result: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { break }
+            let (times, overflow) = result.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            if overflow || overflow2 { return negative ? .min : .max }
+            result = sum
+        }
+        return negative ? -result : result
+    }
+
+    private static func asciiLowered(_ text: String) -> String {
+        String(decoding: text.utf8.map { (65...90).contains($0) ? $0 + 32 : $0 }, as: UTF8.self)
     }
 }
 
