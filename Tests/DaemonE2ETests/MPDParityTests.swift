@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Where fermatad answered differently from MPD in issue 16's side-by-side `mpc` run, against the real daemon:
-/// `next`/`previous` while paused play; a missing file in `add` and `ls ../` are `No such directory`; `move -1 0` is
+/// `next`/`previous` while paused play (stopped: `Not playing`); a missing file in `add` and `ls ../` are `No such directory`; `move -1 0` is
 /// refused; `plchanges -1` lists the whole queue.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct MPDParityTests {
@@ -28,6 +28,8 @@ struct MPDParityTests {
             let back = try await daemon.status(within: 2) { $0["state"] == "play" }
             #expect(back["state"] == "play" && back["song"] == "0", "\(back)")
             try await daemon.ok("stop")
+            #expect(try await daemon.command("next").ack == "ACK [55@0] {next} Not playing", "MPD refuses when stopped")
+            #expect(try await daemon.status()["song"] == "0", "the stopped cursor stays")
         }
     }
 

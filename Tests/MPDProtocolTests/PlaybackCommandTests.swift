@@ -101,6 +101,14 @@ import Testing
         #expect(await driver.backend.performed.suffix(3) == [.playEntry(5), .pause, .next])
     }
 
+    /// MPD's `PlayNext`/`PlayPrevious` refuse a stopped player (`PlaylistError::NotPlaying`).
+    @Test func nextAndPreviousWhileStoppedAreNotPlaying() async {
+        var driver = await queued()
+        #expect(await driver.send("next") == "ACK [55@0] {next} Not playing\n")
+        #expect(await driver.send("play 1\nstop\nprevious") == "OK\nOK\nACK [55@0] {previous} Not playing\n")
+        #expect(await driver.backend.performed == [.playEntry(2), .stop])
+    }
+
     @Test func badPositionsAndIds() async {
         var driver = await queued()
         #expect(await driver.send("play 5") == "ACK [2@0] {play} Bad song index\n")

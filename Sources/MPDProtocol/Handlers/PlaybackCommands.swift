@@ -28,9 +28,12 @@ enum PlaybackCommands {
 
     /// `next`/`previous` as MPD: while paused they play the song skipped to (MPD's `PlayOrder` starts it). Fermata's
     /// player keeps a paused transport paused (the buttons' behaviour, kept for them), so a player that is still
-    /// paused after the skip is resumed; one the skip stopped (past the end) stays stopped.
+    /// paused after the skip is resumed; one the skip stopped (past the end) stays stopped. A stopped player is
+    /// MPD's `Not playing` (the buttons move the stopped cursor instead).
     static func skip(_ action: ControlAction, _ backend: any MPDBackend) async throws {
-        let wasPaused = try await backend.status().player.state == .paused
+        let state = try await backend.status().player.state
+        guard state != .stopped else { throw MPDError(.playerSync, "Not playing") }
+        let wasPaused = state == .paused
         try await backend.perform(action)
         guard wasPaused, try await backend.status().player.state == .paused else { return }
         try await backend.perform(.resume)
