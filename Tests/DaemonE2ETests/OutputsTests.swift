@@ -66,8 +66,10 @@ import TestSupport
         #expect(reader.bytes.isEmpty, "a disabled FIFO output got \(reader.bytes.count) bytes")
         #expect(firstMismatch(Self.capture(daemon), OutputDaemon.signalBytes) == nil)
 
-        async let idle = onThread { try MPDLink(port: daemon.port).command("idle output") }
-        try await Task.sleep(for: .milliseconds(500))
+        // The watcher's session exists once its greeting is read, and keeps every change from then on for its next
+        // `idle`: so `enable` may come before or after `idle` is sent (no guessed delay for the idle to be waiting).
+        let watcher = try await onThread { try MPDLink(port: daemon.port) }
+        async let idle = onThread { try watcher.command("idle output") }
         #expect(try await onThread { try daemon.mpc("enable", "2") }.output.contains("Output 2 (snap) is enabled"))
         #expect(try await idle["changed"] == "output")
         try await onThread { try daemon.playBothToEnd() }
