@@ -90,6 +90,9 @@ public final class FermataBackend: MPDBackend {
         switch option {
         case let .random(on): await player.setShuffled(on)
         case let .consume(on): await player.setConsume(on)
+        case .consumeOneshot:
+            // The player consumes every song or none; one-shot needs it to switch itself off after one.
+            throw MPDError(.argument, "consume oneshot is not supported")
         case let .crossfade(seconds):
             guard seconds == 0 else { throw MPDError(.argument, "Fermata plays gaplessly; crossfade is always 0") }
         case .clearError: await player.clearError()

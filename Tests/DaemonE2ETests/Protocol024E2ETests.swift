@@ -107,6 +107,11 @@ struct Protocol024E2ETests {
         check([f["file"] for f in list(c.sticker_find("song", "", "mood", "contains", "alm"))] == [DOS], "contains")
         check(ack(c.sticker_get, "song", UNO, "nope") == '[50@0] {sticker} no such sticker: "nope"', "get")
 
+        step = "consume"
+        refused = ack(c.consume, "oneshot")  # the player has no one-shot consume yet: refused, not faked
+        check(refused == "[2@0] {consume} consume oneshot is not supported", refused)
+        check(ack(c.consume, "2") == "[2@0] {consume} Unrecognized consume mode, expected 0, 1, or oneshot", "consume 2")
+
         c.disconnect()
         print("PASS python-mpd2 0.24")
         """#

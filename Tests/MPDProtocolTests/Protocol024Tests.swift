@@ -187,6 +187,18 @@ import Testing
         #expect(await driver.send("sticker find song \"\" x ~ 1") == "ACK [2@0] {sticker} bad operator \"~\"\n")
     }
 
+    /// `consume oneshot` and 0.24's wording for a mode that is none of `0`, `1`, `oneshot` (`single` too).
+    @Test func consumeModes() async {
+        var driver = SessionDriver()
+        #expect(await driver.send("consume oneshot\nstatus").contains("\nconsume: oneshot\n"))
+        #expect(await driver.send("consume 1\nstatus").contains("\nconsume: 1\n"))
+        #expect(
+            await driver.send("consume 2")
+                == "ACK [2@0] {consume} Unrecognized consume mode, expected 0, 1, or oneshot\n")
+        #expect(
+            await driver.send("single on") == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+    }
+
     @Test func saveModes() async {
         var driver = await saved()
         #expect(await driver.send("save p") == "ACK [56@0] {save} Playlist already exists\n")

@@ -30,6 +30,7 @@ public actor InMemoryBackend: MPDBackend {
     var player = PlayerStatus()
     var random = false
     var consume = false
+    var consumeOneshot = false
     var crossfade = 0
     var updateJob = 0
     var storedPlaylists: [String: (uris: [String], modified: Int64)] = [:]
@@ -157,7 +158,8 @@ public actor InMemoryBackend: MPDBackend {
     public func setOption(_ option: PlayerOption) async throws {
         switch option {
         case let .random(on): random = on
-        case let .consume(on): consume = on
+        case let .consume(on): consume = on; consumeOneshot = false
+        case .consumeOneshot: consume = true; consumeOneshot = true
         case let .crossfade(seconds): crossfade = seconds
         case .clearError: player.lastError = nil; idle.publish(.player); return
         }
@@ -172,12 +174,14 @@ public actor InMemoryBackend: MPDBackend {
             if next == queue.count { next = player.repeatMode == .queue ? 0 : nil }
         }
         let format = player.path.flatMap { song(uri: $0)?.format }
-        return MPDStatusInfo(
+        var info = MPDStatusInfo(
             player: player, random: random, consume: consume, crossfadeSeconds: crossfade, queueVersion: queueVersion,
             queueLength: queue.count, songPosition: position, nextSongPosition: next,
             nextSongID: next.map { queue[$0].id },
             bitrate: player.state == .stopped ? 0 : 1_000, audioFormat: format, updatingJob: nil
         )
+        info.consumeOneshot = consumeOneshot
+        return info
     }
 
     public func stats() async throws -> MPDStats {

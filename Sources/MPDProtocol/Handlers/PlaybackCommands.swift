@@ -85,7 +85,9 @@ enum PlaybackCommands {
 
     static func setSingle(_ c: inout CommandContext) async throws {
         guard c.arguments[0] != "oneshot" else { throw MPDError.badArgument("single oneshot is not supported") }
-        let on = try c.bool(0)
+        guard let on = ["0": false, "1": true][c.arguments[0]] else {
+            throw MPDError.badArgument("Unrecognized single mode, expected 0, 1, or oneshot")
+        }
         try await applyModes(c.backend) { $0.single = on }
     }
 
@@ -102,8 +104,13 @@ enum PlaybackCommands {
     }
 
     static func random(_ c: inout CommandContext) async throws { try await c.backend.setOption(.random(try c.bool(0))) }
+    /// `consume 0|1|oneshot` (MPD 0.24's `ConsumeFromString`).
     static func consume(_ c: inout CommandContext) async throws {
-        try await c.backend.setOption(.consume(try c.bool(0)))
+        switch c.arguments[0] {
+        case "0", "1": try await c.backend.setOption(.consume(c.arguments[0] == "1"))
+        case "oneshot": try await c.backend.setOption(.consumeOneshot)
+        default: throw MPDError.badArgument("Unrecognized consume mode, expected 0, 1, or oneshot")
+        }
     }
     static func clearError(_ c: inout CommandContext) async throws { try await c.backend.setOption(.clearError) }
 

@@ -40,7 +40,7 @@ extension Response {
         line("repeat", flag: modes.repeat)
         line("random", flag: status.random)
         line("single", flag: modes.single)
-        line("consume", flag: status.consume)
+        if status.consumeOneshot { line("consume", "oneshot") } else { line("consume", flag: status.consume) }
         line("partition", "default")
         line("playlist", status.queueVersion)
         line("playlistlength", status.queueLength)

@@ -9,6 +9,8 @@ public struct MPDStatusInfo: Sendable, Hashable {
     public var player: PlayerStatus
     public var random: Bool
     public var consume: Bool
+    /// MPD 0.24's one-shot consume: `consume` switches itself off after one song (`status` says `consume: oneshot`).
+    public var consumeOneshot = false
     /// Crossfade between songs in whole seconds (0 = off; Fermata plays gaplessly).
     public var crossfadeSeconds: Int
     /// The queue version (MPD's `playlist`): bumped on every queue change; `plchanges` compares against it.
@@ -75,6 +77,8 @@ public struct MPDStats: Sendable, Hashable {
 public enum PlayerOption: Sendable, Hashable {
     case random(Bool)
     case consume(Bool)
+    /// `consume oneshot` (MPD 0.24): consume one song, then switch consume off.
+    case consumeOneshot
     case crossfade(seconds: Int)
     /// `clearerror`: forget `PlayerStatus.lastError`.
     case clearError
