@@ -19,8 +19,9 @@ extension FermataBackend {
             case .create:
                 guard !exists else { throw MPDError(.exist, "Playlist already exists") }
                 try playlists.write(name, queue)
-            case .append: try playlists.write(name, (exists ? try playlists.read(name) : []) + queue)
-            case .replace: try playlists.write(name, queue)
+            case .append, .replace:
+                guard exists else { throw MPDError.noSuchPlaylist() }  // MPD's spl_save_queue
+                try playlists.write(name, (mode == .append ? try playlists.read(name) : []) + queue)
             }
         case let .add(uri, position):
             _ = try musicGuard.resolve(uri)

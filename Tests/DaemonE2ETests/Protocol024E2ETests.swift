@@ -53,6 +53,7 @@ struct Protocol024E2ETests {
         c.save("all", "append")
         check(c.playlistlength("all")["songs"] == "10", c.playlistlength("all"))
         c.save("all", "replace")
+        check(ack(c.save, "none", "append") == "[50@0] {save} No such playlist", ack(c.save, "none", "append"))
         check(c.listplaylist("all", "1:3") == [TWO, UNO], c.listplaylist("all", "1:3"))
         c.playlistmove("all", "2:4", "0")
         check(c.listplaylist("all") == [UNO, DOS, ONE, TWO, TRES], c.listplaylist("all"))

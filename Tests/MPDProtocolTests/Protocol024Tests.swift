@@ -204,6 +204,10 @@ import Testing
         #expect(await driver.send("save p") == "ACK [56@0] {save} Playlist already exists\n")
         #expect(await driver.send("save p append\nplaylistlength p") == "OK\nsongs: 10\nplaytime: 1802\nOK\n")
         #expect(await driver.send("save p replace\nplaylistlength p") == "OK\nsongs: 5\nplaytime: 901\nOK\n")
+        // MPD's spl_save_queue: only `create` makes a new playlist.
+        #expect(await driver.send("save q append") == "ACK [50@0] {save} No such playlist\n")
+        #expect(await driver.send("save q replace") == "ACK [50@0] {save} No such playlist\n")
+        #expect(await driver.send("listplaylists") == "playlist: p\nLast-Modified: 2023-11-14T22:15:00Z\nOK\n")
         #expect(
             await driver.send("save p overwrite")
                 == "ACK [2@0] {save} Unrecognized save mode, expected one of 'create', 'append', 'replace'\n")

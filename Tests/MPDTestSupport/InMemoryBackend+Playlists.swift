@@ -17,6 +17,7 @@ extension InMemoryBackend {
         switch edit {
         case let .saveQueue(mode):
             if mode == .create, exists { throw MPDError(.exist, "Playlist already exists") }
+            if mode != .create, !exists { throw MPDError.noSuchPlaylist() }
             let uris = queue.map(\.uri)
             storedPlaylists[name] = ((mode == .append ? storedPlaylists[name]?.uris ?? [] : []) + uris, 1_700_000_100)
         case let .add(uri, position):

@@ -19,7 +19,7 @@ public enum StoredPlaylistEdit: Sendable, Hashable {
     case remove
 
     /// How `save` treats an existing playlist (MPD 0.24's `create`/`append`/`replace`; `create` is the default and
-    /// fails with `EXIST` when the playlist exists).
+    /// fails with `EXIST` when the playlist exists, the others with `No such playlist` when it does not).
     public enum SaveMode: String, Sendable, Hashable, CaseIterable {
         case create
         case append
