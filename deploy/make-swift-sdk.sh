@@ -153,16 +153,22 @@ fi
 
 # 3. The sysroot: debootstrap's first stage only (--foreign: downloads and resolves, runs nothing of ARCH), then every
 #    downloaded package unpacked. A sysroot needs files, not configured packages, so no emulation is involved.
-sysroot_stamp="release=$release arch=$arch mirror=$mirror packages=${target_packages[*]} swift=$swift_version"
+sysroot_stamp="release=$release arch=$arch mirror=$mirror packages=${target_packages[*]} swift=$swift_version layout=2"
 if ! fresh "$sysroot" "$sysroot_stamp"; then
     log "sysroot: $release $arch with ${target_packages[*]}"
     rm -rf "$sysroot"
     mkdir -p "$cache/debs/$release-$arch"
     debootstrap --foreign --arch="$arch" --variant=minbase --cache-dir="$cache/debs/$release-$arch" \
         --include="$(IFS=,; echo "${target_packages[*]}")" "$release" "$sysroot" "$mirror"
-    for deb in "$sysroot"/var/cache/apt/archives/*.deb "$runtime_dir"/*.deb; do
-        dpkg-deb -x "$deb" "$sysroot"
-    done
+    for deb in "$sysroot"/var/cache/apt/archives/*.deb; do dpkg-deb -x "$deb" "$sysroot"; done
+    # From the target's swiftlang only what a cross-build reads (its programs and host libraries are 1.4 GB more):
+    # the runtime and module folders, and clang's builtin headers that lib/swift/clang points to.
+    runtime_tmp=$(mktemp -d "$cache/runtime.XXXXXX")
+    for deb in "$runtime_dir"/*.deb; do dpkg-deb -x "$deb" "$runtime_tmp"; done
+    mkdir -p "$sysroot/usr/libexec/swift/lib"
+    cp -a "$runtime_tmp/usr/libexec/swift/lib/swift" "$runtime_tmp/usr/libexec/swift/lib/swift_static" \
+        "$runtime_tmp/usr/libexec/swift/lib/clang" "$sysroot/usr/libexec/swift/lib/"
+    rm -rf "$runtime_tmp"
     # Absolute symbolic links would point into this machine's own /usr: make them relative to the sysroot.
     find "$sysroot/usr" -type l -lname '/*' -print0 | while IFS= read -r -d '' link; do
         target=$(readlink "$link")
