@@ -155,6 +155,8 @@ extension FermataBackend {
             result = type == .track || type == .disc ? (Int(x) ?? 0, x) < (Int(y) ?? 0, y) : x < y
         case .lastModified:
             result = (a.lastModified ?? 0) < (b.lastModified ?? 0)
+        case .added:
+            result = (a.added ?? 0) < (b.added ?? 0)
         }
         return sort.descending ? !result : result
     }

@@ -64,6 +64,14 @@ struct Protocol024E2ETests {
         check([(s["file"], s["pos"]) for s in found] == [(DOS, "1"), (ONE, "2")], found)
         check([s["title"] for s in c.listplaylistinfo("all", "4:")] == ["Tres"], c.listplaylistinfo("all", "4:"))
 
+        step = "playlistfind"
+        c.clear()
+        for song in [ONE, TWO, UNO, DOS, TRES]:
+            c.add(song)
+        by_title = c.playlistsearch("title", "O", "sort", "-Title", "window", "0:3")  # One, Two, Uno, Dos
+        check([(s["title"], s["pos"]) for s in by_title] == [("Uno", "2"), ("Two", "1"), ("One", "0")], by_title)
+        check([s["title"] for s in c.playlistfind("artist", "Beta", "window", "1:")] == ["Dos", "Tres"], "window")
+
         step = "searchcount"
         check(c.count("artist", "beta") == {"songs": "0", "playtime": "0"}, c.count("artist", "beta"))
         counted = list(c.searchcount("artist", "beta"))

@@ -196,7 +196,35 @@ import Testing
             await driver.send("consume 2")
                 == "ACK [2@0] {consume} Unrecognized consume mode, expected 0, 1, or oneshot\n")
         #expect(
-            await driver.send("single on") == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+            await driver.send("single on")
+                == "ACK [2@0] {single} Unrecognized single mode, expected 0, 1, or oneshot\n")
+    }
+
+    /// `playlistfind`/`playlistsearch` with MPD 0.24's `sort` (stable) and `window`.
+    @Test func playlistfindSortsAndWindows() async {
+        var driver = SessionDriver()
+        _ = await driver.send("add /")
+        func files(_ command: String) async -> [String] {
+            await driver.send(command).split(separator: "\n").filter { $0.hasPrefix("file: ") }
+                .map { String($0.dropFirst(6)) }
+        }
+        let (prelude, allemande, aria) = (
+            "Bach/Cello Suites/01 Prelude.flac", "Bach/Cello Suites/02 Allemande.flac", "Bach/Goldberg/01 Aria.flac"
+        )
+        #expect(await files("playlistsearch artist bach sort -Track") == [allemande, prelude, aria])
+        #expect(await files("playlistsearch artist bach sort Title") == [allemande, aria, prelude])
+        #expect(await files("playlistfind \"(Album == 'Cello Suites')\" window 1:2") == [allemande])
+        #expect(await files("playlistsearch artist bach sort -Title window 1:") == [aria, allemande])
+        let positions = await driver.send("playlistsearch artist bach sort -Track window 0:1")
+        #expect(positions.hasSuffix("Pos: 1\nId: 2\nOK\n"), "\(positions)")
+        #expect(await driver.send("playlistfind artist \"J. S. Bach\" window 5:") == "OK\n", "the queue's length")
+        #expect(
+            await driver.send("playlistfind artist \"J. S. Bach\" window 6:")
+                == "ACK [2@0] {playlistfind} Bad song index\n")
+        #expect(
+            await driver.send("playlistsearch artist bach sort Title window 4:")
+                == "ACK [2@0] {playlistsearch} Bad song index\n", "sorted: the matches' count")
+        #expect(await driver.send("playlistfind artist x sort Bogus") == "ACK [2@0] {playlistfind} Unknown sort tag\n")
     }
 
     @Test func saveModes() async {

@@ -23,6 +23,7 @@ extension InMemoryBackend {
         switch key {
         case let .tag(tag): song.first(tag) ?? ""
         case .lastModified: String(song.lastModified ?? 0).leftPadded(to: 20)
+        case .added: String(song.added ?? 0).leftPadded(to: 20)
         }
     }
 

@@ -1,5 +1,6 @@
-/// The trailing options of `find`/`search`/`findadd`/`searchadd`: `[sort [-]TAG] [window START:END] [position POS]`,
-/// taken off the end of the argument list as MPD does, leaving the filter arguments.
+/// The trailing options of `find`/`search`/`findadd`/`searchadd` and (MPD 0.24) `playlistfind`/`playlistsearch`:
+/// `[sort [-]TAG] [window START:END] [position POS]`, taken off the end of the argument list as MPD does, leaving the
+/// filter arguments.
 ///
 /// Pure; callable anywhere.
 struct MatchArguments {
@@ -26,7 +27,8 @@ struct MatchArguments {
         let descending = text.hasPrefix("-")
         let name = descending ? String(text.dropFirst()) : text
         if name.lowercased() == "last-modified" { return SongSort(.lastModified, descending: descending) }
-        guard let tag = TagType(name: name) else { throw .badArgument("Unknown sort tag: \(name)") }
+        if name.lowercased() == "added" { return SongSort(.added, descending: descending) }
+        guard let tag = TagType(name: name) else { throw .badArgument("Unknown sort tag") }
         return SongSort(.tag(tag), descending: descending)
     }
 }

@@ -64,14 +64,22 @@ enum QueueCommands {
         }
     }
 
-    static func find(_ c: inout CommandContext) async throws {
-        let filter = try SongFilterParser.parse(c.arguments, foldCase: false)
-        c.printSongs(try await c.backend.queueSongs(.matching(filter)))
-    }
+    static func find(_ c: inout CommandContext) async throws { try await match(&c, foldCase: false) }
+    static func search(_ c: inout CommandContext) async throws { try await match(&c, foldCase: true) }
 
-    static func search(_ c: inout CommandContext) async throws {
-        let filter = try SongFilterParser.parse(c.arguments, foldCase: true)
-        c.printSongs(try await c.backend.queueSongs(.matching(filter)))
+    /// `playlistfind`/`playlistsearch FILTER [sort [-]TAG] [window START:END]` (sort and window: MPD 0.24's
+    /// `PrintQueue`). Unsorted, the window counts matches but its start is checked against the queue's length; sorted
+    /// (stable), against the matches. A start past it is `Bad song index`.
+    static func match(_ c: inout CommandContext, foldCase: Bool) async throws {
+        let query = try MatchArguments(c, foldCase: foldCase, allowPosition: false).query
+        var songs = try await c.backend.queueSongs(.matching(query.filter))
+        if let sort = query.sort { songs.sort(by: sort.ordered) }
+        if let window = query.window {
+            let bound = query.sort == nil ? try await c.backend.status().queueLength : songs.count
+            guard window.start <= bound else { throw MPDError.badSongIndex() }
+            songs = Array(songs[window.clamped(to: songs.count)])
+        }
+        c.printSongs(songs)
     }
 
     /// `plchanges VERSION [START:END]`'s songs. As MPD, a version newer than the queue's (`plchanges -1`, or one from

@@ -50,11 +50,13 @@ public struct StringMatch: Sendable, Hashable {
     }
 }
 
-/// How to order database results (`sort TAG`, `sort -TAG`, `sort Last-Modified`).
+/// How to order database results (`sort TAG`, `sort -TAG`, `sort Last-Modified`, `sort Added`).
 public struct SongSort: Sendable, Hashable {
     public enum Key: Sendable, Hashable {
         case tag(TagType)
         case lastModified
+        /// When the song entered the database (MPD 0.24).
+        case added
     }
 
     public var key: Key
@@ -63,6 +65,22 @@ public struct SongSort: Sendable, Hashable {
     public init(_ key: Key, descending: Bool = false) {
         self.key = key
         self.descending = descending
+    }
+
+    /// MPD's queue order (`PrintSortedQueue`, `CompareTags`): tags compare as bytes (`strcmp`), Track and Disc by
+    /// their leading number, a missing tag as ""; times as numbers, a missing one first. For a stable sort.
+    public func ordered(_ a: SongInfo, _ b: SongInfo) -> Bool {
+        let (x, y) = descending ? (b, a) : (a, b)
+        switch key {
+        case let .tag(type):
+            let (p, q) = (x.first(type) ?? "", y.first(type) ?? "")
+            if type == .track || type == .disc {
+                return StickerComparison.integer(p) < StickerComparison.integer(q)
+            }
+            return p.utf8.lexicographicallyPrecedes(q.utf8)
+        case .lastModified: return (x.lastModified ?? .min) < (y.lastModified ?? .min)
+        case .added: return (x.added ?? .min) < (y.added ?? .min)
+        }
     }
 }
 
