@@ -74,8 +74,9 @@ target_packages=(
     libespeak-ng-dev
     libc6-dev "libstdc++-$gcc_version-dev" "libgcc-$gcc_version-dev" linux-libc-dev zlib1g-dev
 )
-# What the toolchain root needs to compile: the compiler (with clang), the linker, pkg-config, git for SwiftPM.
-toolchain_packages=(ca-certificates swiftlang lld pkg-config git)
+# What the toolchain root needs to compile: the compiler (with clang), the linker, pkg-config, git for SwiftPM, and
+# the host's C library headers (SwiftPM compiles Package.swift for the host; swiftlang does not depend on them).
+toolchain_packages=(ca-certificates swiftlang lld pkg-config git libc6-dev)
 
 log() { echo "make-swift-sdk: $*" >&2; }
 
@@ -113,6 +114,7 @@ trap unbind_all EXIT
 in_toolroot() {  # in_toolroot COMMAND...: runs COMMAND in the toolchain root with /proc, /dev and the cache mounted
     bind /proc "$toolroot/proc"
     bind /dev "$toolroot/dev"
+    bind /dev/pts "$toolroot/dev/pts"
     bind "$cache" "$toolroot$cache"
     cp /etc/resolv.conf "$toolroot/etc/resolv.conf" 2>/dev/null || true
     local status=0
@@ -121,8 +123,9 @@ in_toolroot() {  # in_toolroot COMMAND...: runs COMMAND in the toolchain root wi
     return $status
 }
 
-# 1. The toolchain root (amd64, sid): a full debootstrap, since its programs run (natively).
-toolroot_stamp="suite=$toolchain_suite mirror=$mirror packages=${toolchain_packages[*]}"
+# 1. The toolchain root (amd64, sid): a full debootstrap, since its programs run (natively). A package added to the
+#    list later is installed into the existing root with APT.
+toolroot_stamp="suite=$toolchain_suite mirror=$mirror"
 if ! fresh "$toolroot" "$toolroot_stamp"; then
     log "toolchain root: debootstrap $toolchain_suite amd64 into $toolroot"
     rm -rf "$toolroot"
@@ -135,6 +138,12 @@ fi
 # cache, which APT's unprivileged sandbox user may not write.
 printf '%s\n' 'Acquire::Check-Valid-Until "false";' 'APT::Sandbox::User "root";' \
     > "$toolroot/etc/apt/apt.conf.d/99fermata-sdk"
+if [ "$(cat "$toolroot/.fermata-packages" 2>/dev/null)" != "${toolchain_packages[*]}" ]; then
+    log "toolchain root: apt-get install ${toolchain_packages[*]}"
+    in_toolroot sh -ec "apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${toolchain_packages[*]} >/dev/null"
+    printf '%s' "${toolchain_packages[*]}" > "$toolroot/.fermata-packages"
+fi
 swift_version=$(chroot "$toolroot" dpkg-query -W -f='${Version}' swiftlang)
 log "compiler: sid swiftlang $swift_version: $(in_toolroot swift --version 2>/dev/null | head -1)"
 
@@ -244,6 +253,7 @@ fi
 [ ${#run_command[@]} -gt 0 ] || { echo "make-swift-sdk.sh: --run needs a command" >&2; exit 2; }
 bind /proc "$toolroot/proc"
 bind /dev "$toolroot/dev"
+bind /dev/pts "$toolroot/dev/pts"
 bind "$cache" "$toolroot$cache"
 bind "$project" "$toolroot$project"
 [ ! -d /opt/swift-packages ] || bind /opt/swift-packages "$toolroot/opt/swift-packages"
