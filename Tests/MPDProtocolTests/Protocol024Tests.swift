@@ -227,6 +227,16 @@ import Testing
         #expect(await driver.send("playlistfind artist x sort Bogus") == "ACK [2@0] {playlistfind} Unknown sort tag\n")
     }
 
+    /// MPD 0.24 consumes only the idle flags a client subscribed to; 0.23 (and Fermata before) dropped the others.
+    @Test func idleKeepsUnsubscribedChangesPending() async {
+        var driver = SessionDriver()
+        #expect(await driver.send("idle player") == "")
+        #expect(driver.notify([.mixer, .player]) == "changed: player\nOK\n")
+        #expect(await driver.send("idle mixer") == "changed: mixer\nOK\n")
+        #expect(await driver.send("idle mixer player") == "")
+        #expect(await driver.send("noidle") == "OK\n")
+    }
+
     @Test func saveModes() async {
         var driver = await saved()
         #expect(await driver.send("save p") == "ACK [56@0] {save} Playlist already exists\n")

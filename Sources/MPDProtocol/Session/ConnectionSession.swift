@@ -109,11 +109,13 @@ public struct ConnectionSession: Sendable {
         return output.isEmpty ? .none : .write(output)
     }
 
-    /// When idle and a wanted subsystem is pending: the `changed:` lines and `OK`, leaving idle; else nothing.
+    /// When idle and a wanted subsystem is pending: the `changed:` lines and `OK`, leaving idle; else nothing. As
+    /// MPD 0.24 (`Client::IdleNotify`), only the reported subsystems are consumed: the others stay pending for the
+    /// next `idle` that asks for them.
     private mutating func takeChanges() -> [UInt8] {
         guard case let .idle(wanted) = state, !pendingChanges.intersection(wanted).isEmpty else { return [] }
         let report = pendingChanges.intersection(wanted)
-        pendingChanges = []
+        pendingChanges.subtract(report)
         state = .ready
         var output: [UInt8] = []
         for subsystem in report.subsystems { output.append(contentsOf: "changed: \(subsystem.rawValue)\n".utf8) }
