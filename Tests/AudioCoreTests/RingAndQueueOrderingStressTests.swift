@@ -16,6 +16,9 @@ import TestSupport
 /// caught — an index published before the bytes it covers, a release before the read it guards, a wrong wrap. On a
 /// weakly ordered CPU (ARM) a plain store where a releasing one is needed is caught as well, given enough hand-overs;
 /// that is why the suite is meant to be run on real arm64 hardware too (qemu on x86 inherits x86's stronger order).
+/// Checked on x86 with copies of the types broken on purpose: the ring publishing `writeIndex` before copying the
+/// bytes lost its framing within a few hundred messages in 6 runs of 6; the queue storing `tail` before the slot
+/// failed 2 runs of 3, and storing `head` before reading the slot failed every run.
 ///
 /// Not timing-dependent: each test runs a fixed amount of work. The threads yield when they cannot proceed, so a
 /// loaded machine makes them slower, not wrong. A watchdog ends a test that makes no progress for 60 s (a lost message

@@ -13,6 +13,8 @@ import TestSupport
 /// publishes mixed: the seqlock let a read overlap a write) and on a copy older than one already seen (`generation`
 /// going backwards). As with the ring and queue tests, x86 catches mistakes in the protocol itself (a missing re-check,
 /// a sequence bumped in the wrong place); a missing fence is caught on a weakly ordered CPU (real arm64 hardware).
+/// Checked on x86 with a copy of the seqlock broken on purpose: without the re-check, or without the odd mark, the
+/// reader got 18 000 to 130 000 torn copies in 200 000 publishes.
 ///
 /// Overlap without timing: after every 64th publish the writer waits until the reader has seen that publish (or a
 /// later one), so the two threads interleave on a loaded machine too. A watchdog (60 s without progress) fails the
