@@ -25,7 +25,7 @@ import Testing
         }
     }
 
-    /// The issue's minimum command list (plus Fermata's loop commands) is all there.
+    /// The issue's minimum command list (plus Fermata's loop commands and MPD 0.24's additions) is all there.
     @Test func requiredCommandsExist() {
         let required = """
             status currentsong stats play playid pause stop next previous seek seekid seekcur setvol volume
@@ -36,6 +36,7 @@ import Testing
             playlistdelete playlistmove outputs enableoutput disableoutput toggleoutput commands notcommands
             tagtypes urlhandlers decoders ping close password binarylimit sticker albumart readpicture idle
             loop_a loop_b loop_clear loop_nudge
+            playlistlength searchcount searchplaylist protocol stickernames stickertypes stickernamestypes
             """
         for name in required.split(whereSeparator: \.isWhitespace) {
             #expect(CommandTable.lookup(String(name)) != nil, "missing \(name)")
