@@ -29,7 +29,7 @@ import TestSupport
     /// A state directory under a regular file used to report "NSCocoaErrorDomain error 512".
     @Test func aStateDirectoryUnderAFileSaysWhichPathIsNotADirectory() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-fault-state")
-        FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: dir.file("plain"), contents: Data("x".utf8))
         let run = try await FaultDaemon.runToEnd(["--state", dir.file("plain") + "/state", "--output", "null",
                                                  "--music", dir.path, "--listen", "", "--socket", ""])
         #expect(run.status != 0, "\(run)")
