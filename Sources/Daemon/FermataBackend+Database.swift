@@ -92,8 +92,15 @@ extension FermataBackend {
         }
     }
 
+    /// A path outside the music directory is refused; one that does not exist is scanned for all the same, as MPD
+    /// queues `update nosuch` (it may have appeared by the time the scan looks).
     public func update(_ uri: String?, rescan: Bool) async throws -> Int {
-        if let uri, !uri.isEmpty { _ = try musicGuard.resolve(uri) }
+        if let uri, !uri.isEmpty {
+            if case let .failure(error) = Result(catching: { () throws(MPDError) in try musicGuard.resolve(uri) }),
+               error.code != .noExist {
+                throw error
+            }
+        }
         let job = library.startScan(rescan ? .full : .incremental)
         requestedScan.withLock { $0 = max($0, job) }
         idle.publish(.update)

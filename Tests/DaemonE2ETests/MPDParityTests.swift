@@ -51,6 +51,7 @@ struct MPDParityTests {
 
             #expect(try await daemon.ok("plchanges -1").all("file") == [M.uno.path, M.dos.path, M.tres.path])
             #expect(try await daemon.ok("plchangesposid -1 2:").all("cpos") == ["2"])
+            #expect(try await daemon.ok("update nosuch/dir")["updating_db"] != nil, "MPD queues it")
         }
     }
 }

@@ -110,10 +110,8 @@ extension InMemoryBackend {
 
     static func base(_ path: String) -> String { path.split(separator: "/").last.map(String.init) ?? path }
 
+    /// As MPD, any path passing the protocol's checks is queued, existing or not.
     public func update(_ uri: String?, rescan: Bool) async throws -> Int {
-        if let uri, !uri.isEmpty, song(uri: uri) == nil, !library.contains(where: { $0.uri.hasPrefix(uri + "/") }) {
-            throw MPDError.notFound("Malformed path")
-        }
         updateJob += 1
         idle.publish([.update, .database])
         return updateJob
