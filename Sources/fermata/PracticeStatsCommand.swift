@@ -1,22 +1,29 @@
 import ArgumentParser
+import FermataCore
 import Foundation
 
 /// `fermata practice [--week] [--day YYYY-MM-DD]`: time actually played, in total, per track and per A–B loop region;
-/// today and this week by default.
+/// today and this week by default. `--chart [--days N]`: the last N days (7) up to today (or --day) as a bar chart,
+/// minutes per day, with the most practised tracks of those days.
 struct PracticeStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "practice", abstract: "Show practice time: today and this week, per track and per loop.")
     @OptionGroup var connection: ConnectionOptions
     @Flag(help: "Only the week (this week, or the one holding --day).") var week = false
     @Option(help: "A day, YYYY-MM-DD, instead of today.") var day: String?
+    @Flag(help: "A bar chart of the last days (minutes per day) and the most practised tracks.") var chart = false
+    @Option(help: "With --chart: how many days, ending today or at --day (1-366).") var days = 7
 
     func validate() throws {
-        if let day, day.split(separator: "-").map(\.count) != [4, 2, 2] {
+        if let day, day.split(separator: "-").map(\.count) != [4, 2, 2] || Self.date(day) == nil {
             throw ValidationError("--day must be YYYY-MM-DD")
         }
+        guard (1...366).contains(days) else { throw ValidationError("--days must be 1-366") }
+        if chart && week { throw ValidationError("--chart draws days; leave out --week") }
     }
 
     func run() throws {
+        if chart { return try drawChart() }
         let requests: [String] = switch (week, day) {
         case (false, nil): ["practice today", "practice week"]
         case (true, nil): ["practice week"]
@@ -51,6 +58,45 @@ struct PracticeStatsCommand: ParsableCommand {
         }
         if groups(pairs).isEmpty { out += "  nothing played\n" }
         return out
+    }
+
+    /// Asks for each day's report and prints the chart (eighth-block bars on a terminal, `#` otherwise).
+    func drawChart() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let end = day.flatMap(Self.date) ?? Date()
+        let dates = (0..<days).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: end) }
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        try withConnection(connection) { client in
+            var chartDays: [PracticeChart.Day] = []
+            var tracks: [String: Double] = [:]
+            for date in dates {
+                let parts = calendar.dateComponents([.year, .month, .day, .weekday], from: date)
+                let text = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+                let pairs = try client.command("practice day \(text)")
+                let total = Double(dictionary(Array(pairs.prefix { $0.key != "file" }))["total"] ?? "") ?? 0
+                chartDays.append(.init(date: text, weekday: names[((parts.weekday ?? 1) - 1) % 7], seconds: total))
+                for group in Self.groups(pairs) where group["loop_start"] == nil {
+                    let name = [group["Title"], group["Artist"]].compactMap { $0 }.joined(separator: " - ")
+                    tracks[name.isEmpty ? group["file"] ?? "?" : name, default: 0] += Double(group["seconds"] ?? "") ?? 0
+                }
+            }
+            let chart = PracticeChart(days: chartDays, tracks: tracks.map { ($0.key, $0.value) })
+            print(chart.render(terminal: isatty(STDOUT_FILENO) == 1), terminator: "")
+        }
+    }
+
+    /// Noon of a `YYYY-MM-DD` local day (noon: far from any daylight-saving jump), or nil.
+    static func date(_ text: String) -> Date? {
+        let parts = text.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3 else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let components = DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12)
+        guard let date = calendar.date(from: components),
+              calendar.dateComponents([.year, .month, .day], from: date) == DateComponents(year: parts[0], month: parts[1], day: parts[2])
+        else { return nil }
+        return date
     }
 
     /// The `file:`-led groups.
