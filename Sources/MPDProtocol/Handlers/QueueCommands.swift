@@ -12,9 +12,20 @@ enum QueueCommands {
     static func addID(_ c: inout CommandContext) async throws {
         let position = c.argument(1) == nil ? QueueInsertPosition.end : try c.insertPosition(1)
         let uri = try c.uri(0, unsafe: .noSuchSong())
+        // MPD's addid takes one song: a directory is `No such song` (the library's listing tells; a name it does not
+        // know is left to the backend).
+        if let entries = try? await c.backend.browse(uri, recursive: false), !isOneSong(entries, uri) {
+            throw MPDError.noSuchSong()
+        }
         let ids = try await c.backend.editQueue(.add(.uri(uri, recursive: false), at: position))
         guard let id = ids.first else { throw MPDError.notFound("No such song") }
         c.response.line("Id", id)
+    }
+
+    /// Whether a listing is the song `uri` itself (what `browse` answers for a song).
+    static func isOneSong(_ entries: [DirectoryEntry], _ uri: String) -> Bool {
+        guard entries.count == 1, case let .song(song) = entries[0] else { return false }
+        return song.uri == uri
     }
 
     static func delete(_ c: inout CommandContext) async throws {
