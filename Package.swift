@@ -1,4 +1,6 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
+// Swift 6.2 or later: swift-log 1.16 and swift-service-lifecycle 2.13 (the versions the package mirror holds) declare
+// tools 6.2, GRDB 7.10 and swift-nio 2.101 6.1; Debian 13's packaged Swift 6.0.3 cannot resolve them.
 // Fermata: a headless, gapless jukebox for single-board computers.
 import PackageDescription
 

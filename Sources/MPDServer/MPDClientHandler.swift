@@ -57,7 +57,6 @@ final class MPDClientHandler: ChannelDuplexHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         peer = Self.peerKey(context.channel.remoteAddress)
-        write(ConnectionSession.greeting, context: context)
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         let inbox = inbox
@@ -66,6 +65,8 @@ final class MPDClientHandler: ChannelDuplexHandler {
             guard inbox.add(changed) else { return }
             eventLoop.execute { handler.value.deliverChanges(context: boundContext.value) }
         }
+        // Subscribed before the greeting: a change made right after a client reads it is never missed.
+        write(ConnectionSession.greeting, context: context)
         context.fireChannelActive()
     }
 
