@@ -1,9 +1,10 @@
 import ArgumentParser
+import FermataConfig
 import Foundation
 
 /// How the CLI reaches fermatad: its Unix socket by default, TCP with `--host`.
 struct ConnectionOptions: ParsableArguments {
-    @Option(help: "fermatad's Unix socket (default $FERMATA_SOCKET or /run/fermata/mpd.sock).")
+    @Option(help: "fermatad's Unix socket (default $FERMATA_SOCKET, your own fermatad's, or /run/fermata/mpd.sock).")
     var socket: String?
     @Option(help: "Connect over TCP to this host instead of the socket.")
     var host: String?
@@ -13,7 +14,9 @@ struct ConnectionOptions: ParsableArguments {
     var password: String?
 
     func connect() throws -> ControlConnection {
-        let path = socket ?? ProcessInfo.processInfo.environment["FERMATA_SOCKET"] ?? "/run/fermata/mpd.sock"
+        let environment = ProcessInfo.processInfo.environment
+        let own = UserPlaces.socketPath(environment).flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        let path = socket ?? environment["FERMATA_SOCKET"] ?? own ?? "/run/fermata/mpd.sock"
         let connection = try ControlConnection(socketPath: path, host: host, port: port)
         if let password { _ = try connection.command("password " + ControlConnection.quote(password)) }
         return connection
