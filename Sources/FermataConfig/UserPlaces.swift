@@ -22,6 +22,14 @@ public enum UserPlaces {
         home(environment).map { $0 + "/Music" }
     }
 
+    /// The rule `fermatad` and `fermata config show` share: a normal user (not root) whose configuration came from no
+    /// file gets the per-user places.
+    public static func applyForNormalUser(to config: inout DaemonConfig,
+                                          environment: [String: String] = ProcessInfo.processInfo.environment) {
+        guard config.file == nil, geteuid() != 0 else { return }
+        apply(to: &config, environment: environment)
+    }
+
     /// Puts the per-user places into `config` for the keys still at their defaults (a file or a flag wins).
     public static func apply(to config: inout DaemonConfig, environment: [String: String]) {
         func set(_ key: String, _ value: String?, _ path: WritableKeyPath<DaemonConfig, String>) {

@@ -13,9 +13,10 @@ struct ConfigCommand: ParsableCommand {
         @Option(help: "Configuration file.") var config = "/etc/fermata/fermata.toml"
 
         func run() throws {
-            let settings: DaemonConfig
+            var settings: DaemonConfig
             do {
                 settings = try DaemonConfig.load(file: config, required: false)
+                UserPlaces.applyForNormalUser(to: &settings)
             } catch {
                 FileHandle.standardError.write(Data("fermata: configuration error: \(error)\n".utf8))
                 throw ExitCode(ExitStatus.problems)

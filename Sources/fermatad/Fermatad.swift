@@ -55,9 +55,7 @@ struct Fermatad: AsyncParsableCommand {
     private func loadConfiguration() throws -> DaemonConfig {
         var settings = try DaemonConfig.load(file: config ?? "/etc/fermata/fermata.toml", required: config != nil)
         // A normal user with no configuration file: places that user can write (the system ones are the service's).
-        if settings.file == nil, geteuid() != 0 {
-            UserPlaces.apply(to: &settings, environment: ProcessInfo.processInfo.environment)
-        }
+        UserPlaces.applyForNormalUser(to: &settings)
         let overrides: [(String, String?, String)] = [
             ("paths.music", music, "--music"), ("paths.state", state, "--state"), ("audio.output", output, "--output"),
             ("mpd.listen", listen, "--listen"), ("mpd.socket", socket, "--socket"), ("playback.resume", resume, "--resume"),
