@@ -1,36 +1,86 @@
 #!/usr/bin/env bash
-# Installs what Fermata needs, builds it, and plays music: the files or folders given, else ~/Music, else a short
-# generated demo. With no sound card it still plays, to the real-time paced null output, and says so.
+# A first look at the jukebox: installs what Fermata needs (nothing when it is there), builds fermatad and fermata,
+# and runs fermatad in the foreground with places of your own — state in ${XDG_STATE_HOME:-~/.local/state}/fermata,
+# the socket in $XDG_RUNTIME_DIR/fermata (else beside the state) — playing the folder you name, else ~/Music, else a
+# generated demo library (three short albums, one of them a practice piece with a BPM tag). The sound card if there is
+# one, else the paced null output (real time, discarded). Controls are off unless FERMATA_BOARD names a board.
+# Ctrl-C stops it cleanly (state saved); run it again and it resumes where it was.
+#
+#   ./deploy/try-fermata.sh [MUSIC-FOLDER]
+#
+# Environment: FERMATA_LISTEN (TCP address for MPD clients, default 127.0.0.1:6600; empty: none), FERMATA_BOARD,
+# FERMATA_BIN_DIR (use fermatad and fermata from there instead of building; the tests use it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./deploy/build-deps.sh
-swift build -c release --product fermata
-inputs=("$@")
-[ ${#inputs[@]} -gt 0 ] || inputs=("$HOME/Music")
-files=()
-for input in "${inputs[@]}"; do
-    if [ -d "$input" ]; then
-        while IFS= read -r -d '' f; do files+=("$f"); done \
-            < <(find "$input" -type f \( -iname '*.flac' -o -iname '*.ogg' -o -iname '*.oga' -o -iname '*.wav' \) -print0 | sort -z)
-    elif [ -f "$input" ]; then
-        files+=("$input")
-    fi
-done
-if [ ${#files[@]} -eq 0 ]; then
-    demo=$(mktemp -d)/fermata-demo
-    mkdir -p "$demo"
-    python3 - "$demo" <<'PY'
-import math, struct, sys, wave
-for i, (name, freq) in enumerate([("1-c", 261.63), ("2-e", 329.63), ("3-g", 392.0)]):
-    with wave.open(f"{sys.argv[1]}/{name}.wav", "wb") as w:
-        w.setnchannels(2); w.setsampwidth(2); w.setframerate(44100)
-        frames = bytearray()
-        for n in range(44100):
-            v = int(8000 * math.sin(2 * math.pi * freq * n / 44100))
-            frames += struct.pack("<hh", v, v)
-        w.writeframes(bytes(frames))
-PY
-    files=("$demo"/*.wav)
-    echo "try-fermata: no music found; playing a generated demo (three tones, gapless) from $demo" >&2
+root=$PWD
+
+if [ -n "${FERMATA_BIN_DIR:-}" ]; then
+    bin=$FERMATA_BIN_DIR
+else
+    ./deploy/build-deps.sh
+    swift build -c release --product fermatad >&2
+    swift build -c release --product fermata >&2
+    bin=$root/.build/release
 fi
-exec .build/release/fermata play "${files[@]}"
+
+state=${XDG_STATE_HOME:-$HOME/.local/state}/fermata
+if [ -n "${XDG_RUNTIME_DIR:-}" ]; then socket=$XDG_RUNTIME_DIR/fermata/mpd.sock; else socket=$state/mpd.sock; fi
+listen=${FERMATA_LISTEN-127.0.0.1:6600}
+mkdir -p "$state"
+
+# The music: the folder named, else ~/Music when it holds audio, else the demo library (made once).
+has_audio() { [ -d "$1" ] && [ -n "$(find "$1" -type f \( -iname '*.flac' -o -iname '*.ogg' -o -iname '*.wav' \) -print -quit)" ]; }
+if [ $# -gt 0 ]; then
+    music=$(cd "$1" && pwd)
+elif has_audio "$HOME/Music"; then
+    music=$HOME/Music
+else
+    music=$state/demo-library
+    if ! has_audio "$music"; then
+        echo "try-fermata: no music in ~/Music; making a demo library in $music" >&2
+        python3 "$root/deploy/make-demo-library.py" "$music"
+    fi
+fi
+
+# The sound card when ALSA has one, else the paced null output.
+output=default
+if ! aplay -l 2>/dev/null | grep -q '^card'; then
+    output=null
+    echo "try-fermata: no sound card found; playing to the paced null output (real time, discarded)" >&2
+fi
+
+first_run=yes
+[ -f "$state/library.sqlite" ] && first_run=no
+
+cat <<EOF
+Fermata is starting: music from $music, state in $state.
+From another terminal:
+  $bin/fermata status                  what is playing (fermata finds this daemon by itself)
+  $bin/fermata queue list              the queue;  fermata queue add FOLDER, fermata next, fermata pause
+  $bin/fermata loop a  /  loop b       an A-B loop at the sample heard now;  fermata loop clear
+  $bin/fermata tempo 80                slower without changing pitch;  fermata practice --chart
+  MPD_HOST=$socket mpc status${listen:+
+  mpc -h ${listen%:*} -p ${listen##*:} playlist        (any MPD client: ncmpcpp -h ${listen%:*} -p ${listen##*:})}
+Ctrl-C stops it (state saved); run this again to resume where it was.
+
+EOF
+
+"$bin/fermatad" --music "$music" --state "$state" --socket "$socket" --listen "$listen" --output "$output" \
+    --board "${FERMATA_BOARD:-off}" &
+daemon=$!
+trap 'kill -INT "$daemon" 2>/dev/null || true' INT TERM
+
+if [ "$first_run" = yes ]; then
+    # A first start: scan the library, queue all of it and play (later starts resume the saved queue and position).
+    for _ in $(seq 1 300); do [ -S "$socket" ] && break; kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
+    "$bin/fermata" scan --socket "$socket" >/dev/null
+    "$bin/fermata" queue add --socket "$socket" / >/dev/null
+    "$bin/fermata" play --socket "$socket" >/dev/null
+fi
+
+# Until fermatad has ended (a signal interrupts `wait`; the trap passes it on).
+status=0
+while kill -0 "$daemon" 2>/dev/null; do
+    if wait "$daemon"; then status=0; else status=$?; fi
+done
+exit "$status"
