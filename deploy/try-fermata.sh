@@ -65,22 +65,17 @@ Ctrl-C stops it (state saved); run this again to resume where it was.
 
 EOF
 
-"$bin/fermatad" --music "$music" --state "$state" --socket "$socket" --listen "$listen" --output "$output" \
-    --board "${FERMATA_BOARD:-off}" &
-daemon=$!
-trap 'kill -INT "$daemon" 2>/dev/null || true' INT TERM
-
 if [ "$first_run" = yes ]; then
-    # A first start: scan the library, queue all of it and play (later starts resume the saved queue and position).
-    for _ in $(seq 1 300); do [ -S "$socket" ] && break; kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
-    "$bin/fermata" scan --socket "$socket" >/dev/null
-    "$bin/fermata" queue add --socket "$socket" / >/dev/null
-    "$bin/fermata" play --socket "$socket" >/dev/null
+    # A first start: once fermatad answers, scan the library, queue all of it and play (later starts resume the saved
+    # queue and position by themselves).
+    (
+        for _ in $(seq 1 300); do [ -S "$socket" ] && break; sleep 0.1; done
+        "$bin/fermata" scan --socket "$socket" >/dev/null
+        "$bin/fermata" queue add --socket "$socket" / >/dev/null
+        "$bin/fermata" play --socket "$socket" >/dev/null
+    ) &
 fi
 
-# Until fermatad has ended (a signal interrupts `wait`; the trap passes it on).
-status=0
-while kill -0 "$daemon" 2>/dev/null; do
-    if wait "$daemon"; then status=0; else status=$?; fi
-done
-exit "$status"
+# fermatad in the foreground, as this script's own process: Ctrl-C (SIGINT) reaches it and it stops cleanly.
+exec "$bin/fermatad" --music "$music" --state "$state" --socket "$socket" --listen "$listen" --output "$output" \
+    --board "${FERMATA_BOARD:-off}"
