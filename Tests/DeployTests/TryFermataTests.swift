@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// `./deploy/try-fermata.sh` shows the jukebox itself: from a clean clone, with an empty home, it makes the demo
+/// library, starts fermatad with places of the user's own, queues the library and plays; `fermata status` (no flags)
+/// and `mpc` reach it; Ctrl-C stops it with the state saved, and a second run resumes at the saved song and position.
+/// The build step is skipped (`FERMATA_BIN_DIR`: the binaries `swift test` built), and so is the install step where
+/// the packages are present.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct TryFermataTests {
+    /// The script running in the background with its output in files.
+    final class Run: @unchecked Sendable {  // used by one test, from its task and `onThread` calls in turn
+        let process = Process()
+        let log: String
+
+        init(script: String, environment: [String: String], log: String) throws {
+            self.log = log
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+            defer { try? handle.close() }
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = [script]
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = handle
+            process.standardError = handle
+            try process.run()
+        }
+
+        deinit { if process.isAlive { kill(process.processIdentifier, SIGKILL) } }
+
+        var text: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+        /// Ctrl-C, then its exit status (nil when it did not end within 30 s).
+        func interrupt() async throws -> Int32? {
+            try await onThread { [self] in
+                kill(process.processIdentifier, SIGINT)
+                let deadline = Date().addingTimeInterval(30)
+                while process.isAlive && Date() < deadline { usleep(10_000) }
+                guard !process.isAlive else { return nil }
+                process.reap()
+                return process.reapedTerminationStatus
+            }
+        }
+    }
+
+    static func fermata(_ arguments: [String], environment: [String: String]) async throws -> String {
+        try await FermataProgram.output(DeployTests.binaries + "/fermata", arguments, environment: environment)
+    }
+
+    /// Polls `fermata status` (every 100 ms, up to 30 s) until `predicate` holds on its output.
+    static func status(_ environment: [String: String], until predicate: (String) -> Bool) async throws -> String {
+        var last = ""
+        for _ in 0..<300 {
+            last = (try? await fermata(["status"], environment: environment)) ?? ""
+            if predicate(last) { return last }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return last
+    }
+
+    @Test func theDemoJukeboxPlaysStopsAndResumes() async throws {
+        let folder = try TemporaryDirectory(prefix: "fermata-try")
+        let clone = folder.file("fermata"), home = folder.file("home")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let cloned = try await DeployTests().run("/usr/bin/git", ["clone", "--quiet", DeployTests.project, clone])
+        try #require(cloned.status == 0, "git clone: \(cloned.output)")
+        let port = TestSocket.freePort()
+        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", "FERMATA_BIN_DIR": DeployTests.binaries,
+                           "FERMATA_LISTEN": "127.0.0.1:\(port)"]
+
+        let first = try Run(script: clone + "/deploy/try-fermata.sh", environment: environment, log: folder.file("1.log"))
+        let playing = try await Self.status(environment) { $0.hasPrefix("playing") }
+        #expect(playing.hasPrefix("playing  1/7"), "the demo library queued and playing: \(playing)\n\(first.text)")
+        #expect(first.text.contains("fermata status"), "how to drive it is printed first")
+        let mpc = try await FermataProgram.output("/usr/bin/mpc", ["-p", "\(port)", "playlist"], environment: environment)
+        #expect(mpc.split(separator: "\n").count == 7 && mpc.contains("Slow Blues in A"), "\(mpc)")
+        _ = try await Self.fermata(["seek", "4"], environment: environment)
+        let before = try await Self.status(environment) { $0.contains("0:04 /") || $0.contains("0:05 /") }
+        try #require(before.hasPrefix("playing  1/7") && (before.contains("0:04 /") || before.contains("0:05 /")),
+                     "seeked to 0:04: \(before)")
+        #expect(try await first.interrupt() == 0, "Ctrl-C stops it cleanly: \(first.text)")
+        #expect(first.text.contains("state saved"), "\(first.text)")
+
+        let second = try Run(script: clone + "/deploy/try-fermata.sh", environment: environment,
+                             log: folder.file("2.log"))
+        let resumed = try await Self.status(environment) { $0.hasPrefix("playing") }
+        let song = { (text: String) in text.split(separator: "\n").first?.split(separator: " ").dropFirst().joined() }
+        #expect(resumed.hasPrefix("playing") && song(resumed) == song(before), "the saved song: \(before) then \(resumed)\n\(second.text)")
+        #expect(!second.text.contains("making a demo library"), "the demo is made once")
+        let time = resumed.split(separator: "\n").dropFirst().first ?? ""
+        #expect(!time.contains("0:00 /") && !time.contains("0:01 /"), "from the saved position: \(resumed)")
+        #expect(try await second.interrupt() == 0, "\(second.text)")
+    }
+}
+
+/// Runs a program to its end and returns its standard output (blocking calls on a thread of their own).
+enum FermataProgram {
+    static func output(_ path: String, _ arguments: [String], environment: [String: String]) async throws -> String {
+        try await onThread {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            process.environment = environment
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let data = pipe.fileHandleForReading.readDataToEndOfFile()
+            process.reap()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+}
