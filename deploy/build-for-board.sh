@@ -9,14 +9,19 @@
 #                                                                       cross-build with a Swift SDK made from a Debian
 #                                                                       sysroot (README: "Building for a board")
 #   deploy/build-for-board.sh --check-alignment FILE...                 only the 16 KiB page check below
+#   deploy/build-for-board.sh --check-target RELEASE ARCH [--sysroot DIR] FILE...   only the target checks below
 #
 # Every binary is checked before it is packed: each PT_LOAD segment must be aligned to at least 16 KiB (0x4000), or
 # the Raspberry Pi 5's 16 KiB-page kernel refuses to run it. Package.swift links fermatad and fermata with
-# `-z max-page-size=16384`; the check makes sure the build really did.
+# `-z max-page-size=16384`; the check makes sure the build really did. Then what was built is checked against the
+# target: the ELF machine is the architecture asked for, no symbol needs a newer glibc than the release has (2.36
+# bookworm, 2.41 trixie: a binary linked against a newer Debian fails on the board with "GLIBC_2.xx not found"), and
+# the programs start (`--help`) — natively, or under qemu-user for a foreign architecture when qemu-aarch64 or
+# qemu-x86_64 is installed and the sysroot (--sysroot, the Swift SDK's) holds the libraries they link.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(dirname "$here")
-dry=0 sdk="" release="" arch="" out="$project/dist" check_only=0
+dry=0 sdk="" release="" arch="" out="$project/dist" check_only=0 sysroot=""
 
 # check_alignment FILE...: fails (status 1) naming every LOAD segment aligned below 16 KiB.
 check_alignment() {
@@ -37,6 +42,47 @@ check_alignment() {
     return $bad
 }
 
+# check_target RELEASE ARCH FILE...: fails (status 1) naming a wrong architecture, a too new glibc symbol, or a
+# program that does not start.
+check_target() {
+    local release=$1 arch=$2 file bad=0 machine limit highest qemu=""
+    shift 2
+    case "$release" in bookworm) limit=2.36 ;; trixie) limit=2.41 ;; *) echo "target: unknown release $release" >&2; return 1 ;; esac
+    case "$arch" in arm64) machine=AArch64 ;; amd64) machine="X86-64" ;; *) echo "target: unknown arch $arch" >&2; return 1 ;; esac
+    local host
+    host=$(dpkg --print-architecture 2>/dev/null || uname -m)
+    case "$host" in aarch64) host=arm64 ;; x86_64) host=amd64 ;; esac
+    if [ "$arch" != "$host" ]; then
+        case "$arch" in arm64) qemu=$(command -v qemu-aarch64-static || command -v qemu-aarch64 || true) ;;
+                        amd64) qemu=$(command -v qemu-x86_64-static || command -v qemu-x86_64 || true) ;; esac
+    fi
+    for file in "$@"; do
+        if ! readelf -h "$file" 2>/dev/null | grep -q "Machine:.*$machine"; then
+            echo "target: $file: $(readelf -h "$file" 2>/dev/null | sed -n 's/ *Machine: *//p'), not $arch" >&2
+            bad=1
+            continue
+        fi
+        highest=$(readelf -V --wide "$file" 2>/dev/null | grep -o 'GLIBC_[0-9.]*' | sed 's/GLIBC_//' | sort -uV | tail -1)
+        if [ -n "$highest" ] && [ "$(printf '%s\n%s\n' "$highest" "$limit" | sort -V | tail -1)" != "$limit" ]; then
+            echo "target: $file: needs GLIBC_$highest, newer than $release's $limit: build against $release" >&2
+            bad=1
+            continue
+        fi
+        local started
+        if [ "$arch" = "$host" ]; then
+            "$file" --help >/dev/null 2>&1 && started="starts (--help)" || { echo "target: $file: does not start" >&2; bad=1; continue; }
+        elif [ -n "$qemu" ] && [ -n "$sysroot" ]; then
+            "$qemu" -L "$sysroot" "$file" --help >/dev/null 2>&1 && started="starts under $(basename "$qemu")" \
+                || { echo "target: $file: does not start under $qemu -L $sysroot" >&2; bad=1; continue; }
+        else
+            started="not started (a foreign architecture needs qemu-user and --sysroot)"
+        fi
+        echo "target: $file: $arch, glibc symbols up to ${highest:-none} (<= $limit for $release), $started"
+    done
+    return $bad
+}
+
+target_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --dry-run) dry=1; shift ;;
@@ -45,10 +91,19 @@ while [ $# -gt 0 ]; do
         --arch) arch=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --check-alignment) check_only=1; shift; break ;;
-        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+        --sysroot) sysroot=$2; shift 2 ;;
+        --check-target) target_only=1; release=$2; arch=$3; shift 3
+            [ "${1:-}" != "--sysroot" ] || { sysroot=$2; shift 2; }
+            break ;;
+        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
         *) echo "build-for-board.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
+if [ $target_only -eq 1 ]; then
+    [ $# -gt 0 ] || { echo "build-for-board.sh: --check-target needs RELEASE ARCH and files" >&2; exit 2; }
+    check_target "$release" "$arch" "$@"
+    exit
+fi
 if [ $check_only -eq 1 ]; then
     [ $# -gt 0 ] || { echo "build-for-board.sh: --check-alignment needs files" >&2; exit 2; }
     check_alignment "$@"
@@ -98,6 +153,7 @@ for program in "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"; do
     else echo "build-for-board.sh: no llvm-objcopy; $program keeps its symbols" >&2; fi
 done
 check_alignment "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"
+check_target "$release" "$arch" "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"
 cp -r "$project/boards" "$project/deploy" "$project/README.md" "$stage/$name/"
 echo "$release $arch $version" > "$stage/$name/TARGET"
 mkdir -p "$out"

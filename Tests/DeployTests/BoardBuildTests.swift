@@ -30,6 +30,34 @@ import TestSupport
                     || bad.output.contains("LOAD segment aligned to 0x1000, below 0x4000"), "\(bad.output)")
     }
 
+    /// What was built is checked against the target: the architecture, the newest glibc symbol against the release's
+    /// glibc, and that the programs start. A program needing a glibc newer than the release's (here a stand-in
+    /// library versioned GLIBC_2.99, as a build against a newer Debian would be) is refused, and so is another
+    /// architecture.
+    @Test func targetCheckPassesTheBuiltProgramsAndRefusesAWrongArchitectureOrANewerGlibc() async throws {
+        let built = ["fermatad", "fermata"].map { DeployTests.binaries + "/" + $0 }
+        let good = try await run("/bin/bash", [Self.script, "--check-target", "bookworm", "amd64"] + built)
+        #expect(good.status == 0, "\(good.output)")
+        #expect(good.output.components(separatedBy: "(<= 2.36 for bookworm), starts (--help)").count == 3, "\(good.output)")
+        let arm = try await run("/bin/bash", [Self.script, "--check-target", "trixie", "arm64", built[1]])
+        #expect(arm.status == 1 && arm.output.contains("X86-64, not arm64"), "\(arm.output)")
+
+        try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "a C compiler (build-essential)")
+        let dir = try TemporaryDirectory(prefix: "fermata-glibc")
+        try "int fake(void) { return 1; }\n".write(toFile: dir.file("fake.c"), atomically: true, encoding: .utf8)
+        try "GLIBC_2.99 { global: fake; local: *; };\n".write(toFile: dir.file("v.map"), atomically: true, encoding: .utf8)
+        try "int fake(void);\nint main(void) { return fake() - 1; }\n"
+            .write(toFile: dir.file("main.c"), atomically: true, encoding: .utf8)
+        let library = try await run("/usr/bin/cc", ["-shared", "-fPIC", "-Wl,--version-script=" + dir.file("v.map"),
+                                                    "-o", dir.file("libfake.so"), dir.file("fake.c")])
+        try #require(library.status == 0, "\(library.output)")
+        let program = try await run("/usr/bin/cc", ["-o", dir.file("newer"), dir.file("main.c"), "-L" + dir.path, "-lfake",
+                                                    "-Wl,-rpath," + dir.path])
+        try #require(program.status == 0, "\(program.output)")
+        let newer = try await run("/bin/bash", [Self.script, "--check-target", "trixie", "amd64", dir.file("newer")])
+        #expect(newer.status == 1 && newer.output.contains("needs GLIBC_2.99, newer than trixie's 2.41"), "\(newer.output)")
+    }
+
     @Test func dryRunPrintsTheBuildCommandsAndTheArtifactName() async throws {
         let native = try await run("/bin/bash", [Self.script, "--dry-run", "--out", "/tmp/fermata-dist"])
         #expect(native.status == 0, "\(native.output)")
