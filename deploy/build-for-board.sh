@@ -6,8 +6,16 @@
 #   deploy/build-for-board.sh [--dry-run] [--out DIR]                  on the board (or any machine of that release
 #                                                                       and architecture): a native release build
 #   deploy/build-for-board.sh --swift-sdk NAME --release trixie --arch arm64 [--dry-run] [--out DIR]
-#                                                                       cross-build with a Swift SDK made from a Debian
-#                                                                       sysroot (README: "Building for a board")
+#                             [--sdk-cache DIR] [--scratch-path DIR]   cross-build with a Swift SDK (README: "Building
+#                                                                       for a board"). NAME fermata-RELEASE-ARCH is the
+#                                                                       one deploy/make-swift-sdk.sh makes: it is made
+#                                                                       or brought up to date first (in --sdk-cache,
+#                                                                       default $FERMATA_SDK_CACHE or its own default)
+#                                                                       and swift runs in its toolchain root, with its
+#                                                                       --swift-sdks-path and pkg-config environment
+#                                                                       (needs root). Any other NAME is an SDK the host
+#                                                                       swift already has (swift-sdk-generator).
+#                                                                       Scratch path: .build-cross-RELEASE-ARCH.
 #   deploy/build-for-board.sh --check-alignment FILE...                 only the 16 KiB page check below
 #   deploy/build-for-board.sh --check-target RELEASE ARCH [--sysroot DIR] FILE...   only the target checks below
 #
@@ -21,7 +29,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(dirname "$here")
-dry=0 sdk="" release="" arch="" out="$project/dist" check_only=0 sysroot=""
+dry=0 sdk="" release="" arch="" out="$project/dist" check_only=0 sysroot="" sdk_cache="" scratch=""
 
 # check_alignment FILE...: fails (status 1) naming every LOAD segment aligned below 16 KiB.
 check_alignment() {
@@ -95,7 +103,9 @@ while [ $# -gt 0 ]; do
         --check-target) target_only=1; release=$2; arch=$3; shift 3
             [ "${1:-}" != "--sysroot" ] || { sysroot=$2; shift 2; }
             break ;;
-        -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+        --sdk-cache) sdk_cache=$2; shift 2 ;;
+        --scratch-path) scratch=$2; shift 2 ;;
+        -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
         *) echo "build-for-board.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -130,25 +140,48 @@ esac
 version=$(git -C "$project" describe --tags --always --dirty 2>/dev/null || echo unknown)
 name="fermata-$version-$release-$arch"
 swift_args=(--package-path "$project" -c release -j 2 --static-swift-stdlib)
-[ -z "$sdk" ] || swift_args+=(--swift-sdk "$sdk")
+# in_sdk COMMAND...: COMMAND as it must run for this build: directly, or in the Debian SDK's toolchain root.
+in_sdk() { "$@"; }
+if [ -n "$sdk" ]; then
+    scratch=${scratch:-$project/.build-cross-$release-$arch}
+    swift_args+=(--scratch-path "$scratch")
+    if [ "$sdk" = "fermata-$release-$arch" ]; then
+        # deploy/make-swift-sdk.sh's SDK: (re)made incrementally, then swift runs in its toolchain root (the project
+        # is mounted at the same path there, so every path below holds inside and outside).
+        make_sdk=("$here/make-swift-sdk.sh" --arch "$arch" --release "$release")
+        [ -z "$sdk_cache" ] || make_sdk+=(--cache "$sdk_cache")
+        case "$scratch" in "$project"/*) ;; *)
+            echo "build-for-board.sh: --scratch-path must be inside $project (it is what the toolchain root sees)" >&2
+            exit 2 ;; esac
+        if [ $dry -eq 0 ]; then
+            "${make_sdk[@]}" >&2
+            eval "$("${make_sdk[@]}" --print-paths | sed 's/^/sdkpath_/')"
+            swift_args+=(--swift-sdks-path "$sdkpath_swift_sdks")
+            sysroot=${sysroot:-$sdkpath_sysroot}
+        fi
+        in_sdk() { "${make_sdk[@]}" --run -- "$@"; }
+    fi
+    swift_args+=(--swift-sdk "$sdk")
+fi
 echo "artifact: $out/$name.tar.gz"
 for product in fermatad fermata; do
     echo "+ swift build ${swift_args[*]} --product $product"
-    [ $dry -eq 1 ] || swift build "${swift_args[@]}" --product "$product"
+    [ $dry -eq 1 ] || in_sdk swift build "${swift_args[@]}" --product "$product"
 done
 [ $dry -eq 0 ] || exit 0
 
-bin=$(swift build "${swift_args[@]}" --show-bin-path)
+bin=$(in_sdk swift build "${swift_args[@]}" --show-bin-path | tail -1)
 check_alignment "$bin/fermatad" "$bin/fermata"
-stage=$(mktemp -d)
+# The stage is inside the scratch path for an SDK build, so that the toolchain root's llvm-objcopy sees it.
+if [ -n "$sdk" ]; then mkdir -p "$scratch"; stage=$(mktemp -d "$scratch/stage.XXXXXX"); else stage=$(mktemp -d); fi
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/bin"
 install -m 0755 "$bin/fermatad" "$bin/fermata" "$stage/$name/bin/"
 # Without symbols the programs are about 40 % smaller (fermatad 114 → 70 MB on amd64); llvm-objcopy from the Swift
 # toolchain strips any architecture, binutils' strip only the host's.
-objcopy_tool=$(command -v llvm-objcopy || echo "$(dirname "$(readlink -f "$(command -v swift)")")/llvm-objcopy")
+objcopy_tool=$(in_sdk sh -c 'command -v llvm-objcopy || echo "$(dirname "$(readlink -f "$(command -v swift)")")/llvm-objcopy"' | tail -1)
 for program in "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"; do
-    if [ -x "$objcopy_tool" ]; then "$objcopy_tool" --strip-all "$program"
+    if in_sdk test -x "$objcopy_tool"; then in_sdk "$objcopy_tool" --strip-all "$program"
     elif [ -z "$sdk" ]; then strip "$program"
     else echo "build-for-board.sh: no llvm-objcopy; $program keeps its symbols" >&2; fi
 done
