@@ -194,6 +194,8 @@ if ! fresh "$sysroot" "$sysroot_stamp"; then
 fi
 
 # 4. The bundle and the pkg-config environment (cheap: always rewritten).
+#    The host triple: Debian's swift calls this machine x86_64-pc-linux-gnu, swift.org's x86_64-unknown-linux-gnu;
+#    SwiftPM finds an SDK only when the bundle lists the compiler's own spelling.
 llvm_ar=$(chroot "$toolroot" sh -c 'command -v llvm-ar || ls /usr/libexec/swift/bin/llvm-ar 2>/dev/null' | head -1)
 [ -n "$llvm_ar" ] || { echo "make-swift-sdk.sh: no llvm-ar in the toolchain root" >&2; exit 1; }
 rel_sysroot=$(realpath -m --relative-to="$bundle/sdk" "$sysroot")
@@ -205,7 +207,7 @@ cat > "$bundle/info.json" <<EOF
     "$sdk_name": {
       "type": "swiftSDK",
       "version": "$swift_version",
-      "variants": [{ "path": "sdk", "supportedTriples": ["x86_64-unknown-linux-gnu"] }]
+      "variants": [{ "path": "sdk", "supportedTriples": ["x86_64-unknown-linux-gnu", "x86_64-pc-linux-gnu"] }]
     }
   }
 }
