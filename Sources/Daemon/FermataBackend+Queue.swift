@@ -75,13 +75,13 @@ extension FermataBackend {
     /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
     /// one by one, as `add` does), and all that succeeded before the first failure are appended with one player call.
     public func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?) {
-        let known = (try? await library.tracks(paths: uris)) ?? [:]
+        let known = (try? await library.replayGains(paths: uris)) ?? [:]
         var files: [SourceFile] = []
         var added = 0
         var failure: (any Error)?
         for uri in uris {
-            if let track = known[uri] {
-                files.append(SourceFile(uri: uri, replayGain: track.replayGain))
+            if let gain = known[uri] {
+                files.append(SourceFile(uri: uri, replayGain: gain))
             } else {
                 do { files += try await resolveFiles(.uri(uri, recursive: true)) } catch {
                     failure = error
@@ -111,13 +111,13 @@ extension FermataBackend {
     /// player actor.
     func queueFiles(_ files: [SourceFile]) async throws -> [(uri: String, replayGain: ReplayGainInfo)] {
         let missing = files.filter { $0.replayGain == nil }.map(\.uri)
-        let known = try await library.tracks(paths: missing)
+        let known = try await library.replayGains(paths: missing)
         let unknown = missing.filter { known[$0] == nil }.map { (uri: $0, path: library.musicDirectory + "/" + $0) }
         let read = unknown.isEmpty ? [:] : await BlockingWork.run {
             Dictionary(unknown.map { ($0.uri, (try? TagReader.read(path: $0.path))?.replayGain ?? ReplayGainInfo()) },
                        uniquingKeysWith: { first, _ in first })
         }
-        return files.map { ($0.uri, $0.replayGain ?? known[$0.uri]?.replayGain ?? read[$0.uri] ?? ReplayGainInfo()) }
+        return files.map { ($0.uri, $0.replayGain ?? known[$0.uri] ?? read[$0.uri] ?? ReplayGainInfo()) }
     }
 
     /// The files a queue source names, checked against the music directory.
@@ -129,8 +129,8 @@ extension FermataBackend {
         switch source {
         case let .uri(uri, _):
             // A file the library knows is there (MPD adds from its database too): no file-system call needed.
-            if !uri.isEmpty, URIValidator.isSafe(uri), let track = try await library.tracks(paths: [uri])[uri] {
-                return [SourceFile(uri: uri, replayGain: track.replayGain)]
+            if !uri.isEmpty, URIValidator.isSafe(uri), let gain = try await library.replayGains(paths: [uri])[uri] {
+                return [SourceFile(uri: uri, replayGain: gain)]
             }
             let guarded = musicGuard
             let isDirectory = try await BlockingWork.run { () throws -> Bool in

@@ -97,19 +97,22 @@ public final class Library: Sendable {
         }
     }
 
-    /// The tracks at `paths` (relative to the music directory) that the library has, by path: one read, however many
-    /// paths (a stored playlist loaded into the queue, a list of `add`s).
-    public func tracks(paths: [String]) async throws -> [String: Track] {
+    /// The ReplayGain of the tracks at `paths` (relative to the music directory) that the library has, by path: one
+    /// read of five columns, however many paths (a list of `add`s, a stored playlist loaded into the queue).
+    public func replayGains(paths: [String]) async throws -> [String: ReplayGainInfo] {
         guard !paths.isEmpty else { return [:] }
         return try await database.pool.read { db in
-            var found: [String: Track] = [:]
+            var found: [String: ReplayGainInfo] = [:]
             // SQLite's default limit is 32,766 bound values; 500 a statement keeps each one small.
             for start in stride(from: 0, to: paths.count, by: 500) {
                 let chunk = Array(paths[start..<min(paths.count, start + 500)])
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for track in try Track.fetchAll(db, sql: "SELECT \(Track.columns) FROM track WHERE path IN (\(marks))",
-                                                arguments: StatementArguments(chunk)) {
-                    found[track.path] = track
+                let rows = try Row.fetchCursor(db, sql: """
+                    SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
+                    WHERE path IN (\(marks))
+                    """, arguments: StatementArguments(chunk))
+                while let row = try rows.next() {
+                    found[row[0]] = ReplayGainInfo(trackGain: row[1], trackPeak: row[2], albumGain: row[3], albumPeak: row[4])
                 }
             }
             return found

@@ -22,7 +22,9 @@ extension Player {
         precondition(gains.count == uris.count, "one ReplayGain value per URI")
         let at = min(max(0, position ?? queue.count), queue.count)
         let ids = queue.insert(uris: uris, replayGain: gains, at: at, using: &randomGenerator)
-        let added = ids.compactMap { queue.entry(id: $0) }
+        // The new entries are the slice at `at` (looking each id up would cost the queue's length per entry:
+        // quadratic for `add /` or a list of 10,000 adds).
+        let added = Array(queue.entries[at..<(at + ids.count)])
         await queueEdited(.inserted(added, at: at))
         if queue.shuffledOrder != nil { await queueEdited(.shuffleOrder(queue.shuffledOrder)) }
         return ids
