@@ -34,7 +34,7 @@ import Testing
         #expect(await driver.send("moveid 3 0") == "OK\n")
         #expect(await uris(&driver).first == "Bach/Goldberg/01 Aria.flac")
         #expect(await driver.send("delete 7") == "ACK [2@0] {delete} Bad song index\n")
-        #expect(await driver.send("delete 1:0") == "ACK [2@0] {delete} Malformed range: \"1:0\"\n")
+        #expect(await driver.send("delete 1:0") == "ACK [2@0] {delete} Malformed range: 1:0\n")
         #expect(await driver.send("deleteid 99") == "ACK [50@0] {deleteid} No such song\n")
         #expect(await driver.send("shuffle\nclear\nplaylistinfo") == "OK\nOK\nOK\n")
     }
@@ -63,7 +63,7 @@ import Testing
             await driver.send("plchangesposid 3")
                 == "cpos: 0\nId: 4\ncpos: 1\nId: 1\ncpos: 2\nId: 2\ncpos: 3\nId: 3\nOK\n")
         #expect(await driver.send("plchanges 0 0:1").components("file: ") == 1)
-        #expect(await driver.send("plchanges x") == "ACK [2@0] {plchanges} Integer expected: \"x\"\n")
+        #expect(await driver.send("plchanges x") == "ACK [2@0] {plchanges} Integer expected: x\n")
     }
 
     /// MPD's `ParseCommandArgU32` is `strtoul`: `-1` is 4294967295, newer than any queue version, and a version newer
@@ -74,7 +74,7 @@ import Testing
         #expect(await driver.send("plchanges -1").components("file: ") == 5)
         #expect(await driver.send("plchangesposid -1 3:") == "cpos: 3\nId: 4\ncpos: 4\nId: 5\nOK\n")
         #expect(await driver.send("plchangesposid 4294967295 0:1") == "cpos: 0\nId: 1\nOK\n")
-        #expect(await driver.send("plchanges -") == "ACK [2@0] {plchanges} Integer expected: \"-\"\n")
+        #expect(await driver.send("plchanges -") == "ACK [2@0] {plchanges} Integer expected: -\n")
     }
 
     /// MPD refuses a `move` range without an end (`-1` is everything); Fermata used to move it (issue 16).

@@ -67,7 +67,7 @@ public enum ArgumentParser {
         guard let value = Int(text) else {
             let digits = text.drop { $0 == "-" || $0 == "+" }
             if !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) { throw tooLarge(text) }
-            throw .badArgument("Integer expected: \"\(text)\"")
+            throw .badArgument("Integer expected: \(text)")
         }
         guard value <= Int(Int32.max), value >= Int(Int32.min) else { throw tooLarge(text) }
         return value
@@ -85,7 +85,7 @@ public enum ArgumentParser {
     /// A non-negative integer up to `max` (at most `Int32.max`).
     public static func unsigned(_ text: String, max: Int = Int(Int32.max)) throws(MPDError) -> Int {
         let value = try int(text)
-        guard value >= 0 else { throw .badArgument("Number is negative: \"\(text)\"") }
+        guard value >= 0 else { throw .badArgument("Number is negative: \(text)") }
         guard value <= max else { throw tooLarge(text) }
         return value
     }
@@ -95,21 +95,21 @@ public enum ArgumentParser {
         switch text {
         case "0": return false
         case "1": return true
-        default: throw .badArgument("Boolean (0/1) expected: \"\(text)\"")
+        default: throw .badArgument("Boolean (0/1) expected: \(text)")
         }
     }
 
     /// A finite decimal number (`Float expected` for anything else, NaN included; `Number too large` for ±inf).
     public static func finite(_ text: String) throws(MPDError) -> Double {
-        guard let value = Double(text), !value.isNaN else { throw .badArgument("Float expected: \"\(text)\"") }
+        guard let value = Double(text), !value.isNaN else { throw .badArgument("Float expected: \(text)") }
         guard value.isFinite else { throw tooLarge(text) }
         return value
     }
 
     /// An absolute time in seconds (MPD's `ParseCommandArgSongTime`): finite, not negative, at most `maxSeconds`.
     public static func seconds(_ text: String) throws(MPDError) -> Double {
-        guard let value = Double(text), !value.isNaN else { throw .badArgument("Float expected: \"\(text)\"") }
-        guard value >= 0 else { throw .badArgument("Negative value not allowed: \"\(text)\"") }
+        guard let value = Double(text), !value.isNaN else { throw .badArgument("Float expected: \(text)") }
+        guard value >= 0 else { throw .badArgument("Negative value not allowed: \(text)") }
         guard value <= maxSeconds else { throw tooLarge(text) }
         return value
     }
@@ -149,7 +149,7 @@ public enum ArgumentParser {
         let negative = text.hasPrefix("-")
         let digits = negative || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
         guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else {
-            throw .badArgument("Integer expected: \"\(text)\"")
+            throw .badArgument("Integer expected: \(text)")
         }
         guard let value = UInt32(digits) else { throw tooLarge(text) }
         return negative ? 0 &- value : value
@@ -160,7 +160,7 @@ public enum ArgumentParser {
         if let first = text.first, first == "+" || first == "-" {
             let digits = text.dropFirst()
             guard !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else {
-                throw .badArgument("Bad position: \"\(text)\"")
+                throw .badArgument("Bad position: \(text)")
             }
             guard let offset = Int(digits), offset <= Int(Int32.max) else { throw tooLarge(text) }
             return first == "+" ? .afterCurrent(offset) : .beforeCurrent(offset)
@@ -177,7 +177,7 @@ public enum ArgumentParser {
         guard parts.count == 2 else { return .single(start) }
         if parts[1].isEmpty { return PositionRange(start: start, end: nil) }
         let end = try rangeEnd(parts[1], text)
-        guard end >= start else { throw .badArgument("Malformed range: \"\(text)\"") }
+        guard end >= start else { throw .badArgument("Malformed range: \(text)") }
         return PositionRange(start: start, end: end)
     }
 
@@ -185,14 +185,14 @@ public enum ArgumentParser {
     private static func rangeEnd(_ part: Substring, _ text: String) throws(MPDError) -> Int {
         let digits = part.drop { $0 == "-" || $0 == "+" }
         guard part.count - digits.count <= 1, !digits.isEmpty, digits.allSatisfy(\.isASCIIDigit) else {
-            throw .badArgument("Integer or range expected: \"\(text)\"")
+            throw .badArgument("Integer or range expected: \(text)")
         }
-        guard part.first != "-" else { throw .badArgument("Number is negative: \"\(text)\"") }
+        guard part.first != "-" else { throw .badArgument("Number is negative: \(text)") }
         guard let value = Int(digits), value <= Int(Int32.max) else { throw tooLarge(text) }
         return value
     }
 
-    static func tooLarge(_ text: String) -> MPDError { .badArgument("Number too large: \"\(text)\"") }
+    static func tooLarge(_ text: String) -> MPDError { .badArgument("Number too large: \(text)") }
 }
 
 extension Character {

@@ -106,7 +106,7 @@ enum ConnectionCommands {
     static func binaryLimit(_ c: inout CommandContext) async throws {
         let value = try c.unsigned(0)
         guard value >= ClientSettings.minimumBinaryLimit else { throw MPDError.badArgument("Value too small") }
-        guard value <= c.config.maxBinaryLimit else { throw MPDError.badArgument("Number too large: \"\(value)\"") }
+        guard value <= c.config.maxBinaryLimit else { throw MPDError.badArgument("Number too large: \(value)") }
         c.client.binaryLimit = value
     }
 
