@@ -52,7 +52,7 @@ extension MPCTests {
             #expect(try await daemon.ok("getvol")["volume"] == "40")
             try await daemon.ok("volume -50")
             #expect(try await daemon.status()["volume"] == "0")
-            #expect(try await daemon.command("setvol 101").ack == "ACK [2@0] {setvol} Invalid volume value")
+            #expect(try await daemon.command("setvol 101").ack == "ACK [2@0] {setvol} Number too large: 101")
             #expect(try await daemon.command("replay_gain_mode loud").ack
                 == "ACK [2@0] {replay_gain_mode} Unrecognized replay gain mode")
             #expect(try await daemon.ok("replay_gain_status")["replay_gain_mode"] == "off")

@@ -53,6 +53,7 @@ struct MPDParityTests {
             #expect(try await daemon.ok("plchangesposid -1 2:").all("cpos") == ["2"])
             #expect(try await daemon.ok("update nosuch/dir")["updating_db"] != nil, "MPD queues it")
             #expect(try await daemon.command("addid Beta").ack == "ACK [50@0] {addid} No such song", "one song only")
+            #expect(try await daemon.command("addid Beta/nosuch.flac").ack == "ACK [50@0] {addid} No such song")
             #expect(try await daemon.queue() == [M.uno.path, M.dos.path, M.tres.path])
         }
     }

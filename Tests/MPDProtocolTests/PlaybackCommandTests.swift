@@ -123,7 +123,7 @@ import Testing
         #expect(
             await driver.send("setvol 30\nvolume +5\ngetvol\nvolume -40\ngetvol")
                 == "OK\nOK\nvolume: 35\nOK\nOK\nvolume: 0\nOK\n")
-        #expect(await driver.send("setvol 101") == "ACK [2@0] {setvol} Invalid volume value\n")
+        #expect(await driver.send("setvol 101") == "ACK [2@0] {setvol} Number too large: 101\n")
     }
 
     /// MPD's repeat/single pair and Fermata's RepeatMode + single, both directions.

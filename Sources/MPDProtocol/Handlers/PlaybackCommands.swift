@@ -65,12 +65,13 @@ enum PlaybackCommands {
     }
 
     static func setVolume(_ c: inout CommandContext) async throws {
-        let volume = try ArgumentParser.int(c.arguments[0], in: 0...100, "Invalid volume value")
+        // MPD's ParseUnsigned(0, 100) and ParseInt(-100, 100): out of range is `Number too large: VALUE`.
+        let volume = try ArgumentParser.int(c.arguments[0], in: 0...100)
         try await c.backend.perform(.setVolume(volume))
     }
 
     static func changeVolume(_ c: inout CommandContext) async throws {
-        let delta = try ArgumentParser.int(c.arguments[0], in: -100...100, "Invalid volume value")
+        let delta = try ArgumentParser.int(c.arguments[0], in: -100...100)
         try await c.backend.perform(.changeVolume(by: delta))
     }
 

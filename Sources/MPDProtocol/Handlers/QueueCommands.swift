@@ -17,7 +17,12 @@ enum QueueCommands {
         if let entries = try? await c.backend.browse(uri, recursive: false), !isOneSong(entries, uri) {
             throw MPDError.noSuchSong()
         }
-        let ids = try await c.backend.editQueue(.add(.uri(uri, recursive: false), at: position))
+        let ids: [EntryID]
+        do {
+            ids = try await c.backend.editQueue(.add(.uri(uri, recursive: false), at: position))
+        } catch let error as MPDError where error.code == .noExist {
+            throw MPDError.noSuchSong()  // MPD looks one song up: whatever is missing, the song is
+        }
         guard let id = ids.first else { throw MPDError.notFound("No such song") }
         c.response.line("Id", id)
     }
