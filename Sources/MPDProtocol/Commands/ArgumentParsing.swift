@@ -82,10 +82,11 @@ public enum ArgumentParser {
         return value
     }
 
-    /// A non-negative integer up to `max` (at most `Int32.max`).
+    /// A non-negative integer up to `max` (at most `Int32.max`). A negative number is `Number too large`, as MPD's
+    /// `ParseCommandArgUnsigned` (`strtoul`) reads `-1` as the largest value.
     public static func unsigned(_ text: String, max: Int = Int(Int32.max)) throws(MPDError) -> Int {
         let value = try int(text)
-        guard value >= 0 else { throw .badArgument("Number is negative: \(text)") }
+        guard value >= 0 else { throw tooLarge(text) }
         guard value <= max else { throw tooLarge(text) }
         return value
     }
