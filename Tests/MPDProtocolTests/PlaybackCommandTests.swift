@@ -109,6 +109,16 @@ import Testing
         #expect(await driver.backend.performed == [.playEntry(2), .stop])
     }
 
+    /// MPD's `PlayPosition`/`PlayId`: `play` of an empty queue does nothing; a negative position other than -1 is
+    /// `Bad song index`, such an id `No such song`.
+    @Test func playOfAnEmptyQueueAndNegativeArguments() async {
+        var driver = SessionDriver()
+        #expect(await driver.send("play\nplay -1\nplayid") == "OK\nOK\nOK\n")
+        #expect(await driver.send("play -2") == "ACK [2@0] {play} Bad song index\n")
+        #expect(await driver.send("playid -2") == "ACK [50@0] {playid} No such song\n")
+        #expect(await driver.backend.performed.isEmpty)
+    }
+
     @Test func badPositionsAndIds() async {
         var driver = await queued()
         #expect(await driver.send("play 5") == "ACK [2@0] {play} Bad song index\n")

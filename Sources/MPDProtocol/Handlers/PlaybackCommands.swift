@@ -4,17 +4,31 @@ import FermataCore
 ///
 /// Stateless; run on the executing command's task.
 enum PlaybackCommands {
-    /// `play [POS]`; no position (or MPD's `-1`) resumes or starts at the current song.
+    /// `play [POS]`; no position (or MPD's `-1`) resumes or starts at the current song. As MPD's `PlayPosition`:
+    /// with an empty queue that does nothing, and another negative position is `Bad song index`.
     static func play(_ c: inout CommandContext) async throws {
         let position = c.argument(0) == nil ? -1 : try c.int(0)
-        guard position >= 0 else { return try await c.backend.perform(.play) }
+        guard position >= 0 else {
+            guard position == -1 else { throw MPDError.badSongIndex() }
+            return try await playAny(c.backend)
+        }
         try await c.backend.perform(.playEntry(try await QueueCommands.entryID(at: position, c.backend)))
     }
 
+    /// `playid [ID]`: as MPD's `PlayId`, `-1` (or none) is `play`, another negative id `No such song`.
     static func playID(_ c: inout CommandContext) async throws {
         let id = c.argument(0) == nil ? -1 : try c.int(0)
-        guard id >= 0 else { return try await c.backend.perform(.play) }
+        guard id >= 0 else {
+            guard id == -1 else { throw MPDError.noSuchSong() }
+            return try await playAny(c.backend)
+        }
         try await c.backend.perform(.playEntry(EntryID(id)))
+    }
+
+    /// MPD's `PlayPosition(-1)`: nothing to do for an empty queue, else resume or start the current song.
+    static func playAny(_ backend: any MPDBackend) async throws {
+        guard try await backend.status().queueLength > 0 else { return }
+        try await backend.perform(.play)
     }
 
     static func pause(_ c: inout CommandContext) async throws {
