@@ -15,7 +15,7 @@ struct PracticeStatsCommand: ParsableCommand {
     @Option(help: "With --chart: how many days, ending today or at --day (1-366).") var days = 7
 
     func validate() throws {
-        if let day, day.split(separator: "-").map(\.count) != [4, 2, 2] || Self.date(day) == nil {
+        if let day, day.split(separator: "-").map(\.count) != [4, 2, 2] || (chart && Self.date(day) == nil) {
             throw ValidationError("--day must be YYYY-MM-DD")
         }
         guard (1...366).contains(days) else { throw ValidationError("--days must be 1-366") }
