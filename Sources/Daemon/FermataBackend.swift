@@ -90,9 +90,7 @@ public final class FermataBackend: MPDBackend {
         switch option {
         case let .random(on): await player.setShuffled(on)
         case let .consume(on): await player.setConsume(on)
-        case .consumeOneshot:
-            // The player consumes every song or none; one-shot needs it to switch itself off after one.
-            throw MPDError(.argument, "consume oneshot is not supported")
+        case .consumeOneshot: await player.setConsume(true, oneshot: true)
         case let .crossfade(seconds):
             guard seconds == 0 else { throw MPDError(.argument, "Fermata plays gaplessly; crossfade is always 0") }
         case .clearError: await player.clearError()
@@ -105,6 +103,7 @@ public final class FermataBackend: MPDBackend {
         var info = MPDStatusInfo(player: status, random: view.queue.shuffledOrder != nil, consume: view.consume,
                                  queueVersion: UInt32(truncatingIfNeeded: view.queue.version),
                                  queueLength: view.queue.count)
+        info.consumeOneshot = view.consumeOneshot
         let playing = status.entryID ?? view.current
         info.songPosition = playing.flatMap(view.queue.index(of:))
         if let next = view.upcoming {

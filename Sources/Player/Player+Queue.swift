@@ -81,8 +81,10 @@ extension Player {
         changeSink.yield(.options)
     }
 
-    public func setConsume(_ on: Bool) async {
+    /// Consume on or off; `oneshot`: on until one entry has been consumed (MPD 0.24's `consume oneshot`).
+    public func setConsume(_ on: Bool, oneshot: Bool = false) async {
         consume = on
+        consumeOneshot = on && oneshot
         await persistence?.saveSnapshot(snapshot())
         changeSink.yield(.options)
     }
@@ -147,12 +149,15 @@ public struct QueueView: Sendable {
     public var current: EntryID?
     public var upcoming: EntryID?
     public var consume: Bool
+    /// Consume switches itself off after one entry (MPD's `consume: oneshot`).
+    public var consumeOneshot = false
 }
 
 extension Player {
     /// The queue, the current and the next entry, read in one actor turn.
     public func queueView() -> QueueView {
-        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: consume)
+        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: consume,
+                  consumeOneshot: consumeOneshot)
     }
 
     /// Forgets the last error (MPD `clearerror`).

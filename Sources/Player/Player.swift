@@ -30,6 +30,9 @@ public actor Player: PlayerControl {
     var announceTrackChanges = false
     let speaker = SpeechRenderer()
     var consume = false
+    /// MPD 0.24's `consume oneshot`: consume switches itself off once one entry has been consumed. Not saved: after
+    /// a restart consume is off rather than on for ever.
+    var consumeOneshot = false
     var volume = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
     var muted = false
@@ -133,6 +136,11 @@ public actor Player: PlayerControl {
             consecutiveFailures = 0
             if consume, let previous, previous != entry, queue.entry(id: previous) != nil {
                 queue.remove(id: previous)
+                if consumeOneshot {
+                    consume = false
+                    consumeOneshot = false
+                    changeSink.yield(.options)
+                }
                 await persistence?.saveQueueEdit(.removed([previous]), queue: queue, snapshot: snapshot())
                 changeSink.yield(.queue)
             }
@@ -240,7 +248,7 @@ public actor Player: PlayerControl {
         s.volume = volume
         s.repeatMode = repeatMode
         s.single = single
-        s.consume = consume
+        s.consume = consume && !consumeOneshot
         s.replayGain = replayGainMode
         s.loop = loop
         s.queueVersion = queue.version

@@ -227,3 +227,18 @@ import TestSupport
         await rig.finish()
     }
 }
+
+/// MPD 0.24's `consume oneshot`: the entry heard is removed when the next one is heard, once; then consume is off.
+@Suite struct ConsumeOneshotTests {
+    @Test func oneEntryIsConsumedThenConsumeSwitchesOff() async throws {
+        let rig = try await TransportTests.Rig(seconds: [0.3, 0.3, 4])
+        await rig.player.setConsume(true, oneshot: true)
+        #expect(await rig.player.queueView().consumeOneshot)
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.entryID == rig.ids[2] }
+        let view = await rig.player.queueView()
+        #expect(view.queue.entries.map(\.id) == [rig.ids[1], rig.ids[2]], "only the first entry was consumed")
+        #expect(!view.consume && !view.consumeOneshot)
+        await rig.finish()
+    }
+}
