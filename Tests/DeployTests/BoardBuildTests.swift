@@ -69,7 +69,9 @@ import TestSupport
         let cross = try await run("/bin/bash", [Self.script, "--dry-run", "--swift-sdk", "debian-trixie-arm64",
                                                 "--release", "trixie", "--arch", "aarch64", "--out", "/tmp/d"])
         #expect(cross.status == 0, "\(cross.output)")
-        #expect(cross.output.contains("--static-swift-stdlib --swift-sdk debian-trixie-arm64 --product fermatad"))
+        // A cross-build has a scratch path of its own, so it never mixes with the host's `.build`.
+        #expect(cross.output.contains("--static-swift-stdlib --scratch-path \(Self.project)/.build-cross-trixie-arm64 "
+            + "--swift-sdk debian-trixie-arm64 --product fermatad"), "\(cross.output)")
         #expect(cross.output.contains("-trixie-arm64.tar.gz"), "\(cross.output)")
         let missing = try await run("/bin/bash", [Self.script, "--dry-run", "--swift-sdk", "x"])
         #expect(missing.status == 2 && missing.output.contains("needs --release"), "\(missing.output)")
