@@ -37,70 +37,48 @@ enum ConnectionCommands {
 
     /// `tagtypes [all|clear|enable NAME…|disable NAME…|available|reset NAME…]`, with MPD 0.24's answers.
     static func tagTypes(_ c: inout CommandContext) async throws {
-        guard let sub = c.argument(0) else {
-            for tag in TagType.allCases where c.client.tagTypes.contains(tag) {
-                c.response.line("tagtype", tag.rawValue)
-            }
-            return
-        }
-        let names = c.arguments.dropFirst()
-        switch sub {
-        case "all", "clear", "available":
-            guard names.isEmpty else { throw MPDError.badArgument("Too many arguments") }
-            if sub == "available" {
-                for tag in TagType.allCases { c.response.line("tagtype", tag.rawValue) }
-            } else {
-                c.client.tagTypes = sub == "all" ? Set(TagType.allCases) : []
-            }
-        case "enable": c.client.tagTypes.formUnion(try tags(names))
-        case "disable": c.client.tagTypes.subtract(try tags(names))
-        case "reset": c.client.tagTypes = Set(try tags(names))
-        default: throw MPDError.badArgument("Unknown sub command")
-        }
-    }
-
-    /// MPD's `ParseTagMask`: at least one name, each a known tag.
-    static func tags(_ names: ArraySlice<String>) throws(MPDError) -> [TagType] {
-        guard !names.isEmpty else { throw .badArgument("Not enough arguments") }
-        var result: [TagType] = []
-        for name in names {
-            guard let tag = TagType(name: name) else { throw .badArgument("Unknown tag type") }
-            result.append(tag)
-        }
-        return result
+        try editNames(&c, \.tagTypes, key: "tagtype", unknown: "Unknown tag type", allowsReset: true,
+                      parse: TagType.init(name:))
     }
 
     /// `protocol [all|clear|enable NAME…|disable NAME…|available]` (MPD 0.24): the connection's protocol features.
     static func protocolFeatures(_ c: inout CommandContext) async throws {
-        guard let sub = c.argument(0) else {
-            for feature in ProtocolFeature.allCases where c.client.protocolFeatures.contains(feature) {
-                c.response.line("feature", feature.rawValue)
-            }
-            return
-        }
-        let names = c.arguments.dropFirst()
-        switch sub {
-        case "all", "clear", "available":
-            guard names.isEmpty else { throw MPDError.badArgument("Too many arguments") }
-            if sub == "available" {
-                for feature in ProtocolFeature.allCases { c.response.line("feature", feature.rawValue) }
-            } else {
-                c.client.protocolFeatures = sub == "all" ? Set(ProtocolFeature.allCases) : []
-            }
-        case "enable": c.client.protocolFeatures.formUnion(try features(names))
-        case "disable": c.client.protocolFeatures.subtract(try features(names))
-        default: throw MPDError.badArgument("Unknown sub command")
-        }
+        try editNames(&c, \.protocolFeatures, key: "feature", unknown: "Unknown protocol feature", allowsReset: false,
+                      parse: ProtocolFeature.init(name:))
     }
 
-    static func features(_ names: ArraySlice<String>) throws(MPDError) -> [ProtocolFeature] {
-        guard !names.isEmpty else { throw .badArgument("Not enough arguments") }
-        var result: [ProtocolFeature] = []
-        for name in names {
-            guard let feature = ProtocolFeature(name: name) else { throw .badArgument("Unknown protocol feature") }
-            result.append(feature)
+    /// The sub-commands `tagtypes` and `protocol` share over one of the connection's named sets: none lists the set,
+    /// `available` every name, `all`/`clear` fill or empty it, `enable`/`disable` (and `reset` where allowed) take
+    /// names (MPD's `ParseTagMask`: at least one, each known).
+    static func editNames<Name: CaseIterable & RawRepresentable & Hashable>(
+        _ c: inout CommandContext, _ set: WritableKeyPath<ClientSettings, Set<Name>>, key: String, unknown: String,
+        allowsReset: Bool, parse: (String) -> Name?
+    ) throws where Name.RawValue == String {
+        guard let sub = c.argument(0) else {
+            for name in Name.allCases where c.client[keyPath: set].contains(name) { c.response.line(key, name.rawValue) }
+            return
         }
-        return result
+        let arguments = c.arguments.dropFirst()
+        func names() throws(MPDError) -> [Name] {
+            guard !arguments.isEmpty else { throw .badArgument("Not enough arguments") }
+            return try arguments.map { (text) throws(MPDError) -> Name in
+                guard let name = parse(text) else { throw .badArgument(unknown) }
+                return name
+            }
+        }
+        switch sub {
+        case "all", "clear", "available":
+            guard arguments.isEmpty else { throw MPDError.badArgument("Too many arguments") }
+            if sub == "available" {
+                for name in Name.allCases { c.response.line(key, name.rawValue) }
+            } else {
+                c.client[keyPath: set] = sub == "all" ? Set(Name.allCases) : []
+            }
+        case "enable": c.client[keyPath: set].formUnion(try names())
+        case "disable": c.client[keyPath: set].subtract(try names())
+        case "reset" where allowsReset: c.client[keyPath: set] = Set(try names())
+        default: throw MPDError.badArgument("Unknown sub command")
+        }
     }
 
     static func binaryLimit(_ c: inout CommandContext) async throws {
