@@ -10,7 +10,8 @@ enum Monotonic {
 
     /// Sleeps for `seconds` (fractions allowed).
     static func sleep(_ seconds: Double) {
-        guard seconds > 0 else { return }
+        guard seconds > 0 else { return }  // also NaN
+        let seconds = min(seconds, 86_400)  // the conversions below cannot trap
         var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
         var remaining = timespec()
         while nanosleep(&request, &remaining) == -1 && errno == EINTR { request = remaining }

@@ -12,7 +12,10 @@ public struct SystemdNotifier: Sendable {
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         socketPath = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
-        watchdogInterval = environment["WATCHDOG_USEC"].flatMap(Int.init).flatMap { $0 > 0 ? .microseconds($0 / 3) : nil }
+        // Range-checked: a value from the environment must not overflow the pinger's nanoseconds (1 µs – 1 day).
+        watchdogInterval = environment["WATCHDOG_USEC"].flatMap(Int.init).flatMap {
+            (1...86_400_000_000).contains($0) ? .microseconds($0 / 3) : nil
+        }
     }
 
     public var isActive: Bool { socketPath != nil }
