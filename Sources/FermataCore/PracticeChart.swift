@@ -3,7 +3,7 @@
 ///
 /// Pure; callable from any thread. `terminal` draws bars with eighth-block characters; otherwise (a pipe, a file,
 /// a log) with `#`, so the text stays plain ASCII apart from the names.
-public struct PracticeChart: Sendable, Hashable {
+public struct PracticeChart: Sendable {
     /// One day: its date (`YYYY-MM-DD`), its weekday's short name and the seconds played.
     public struct Day: Sendable, Hashable {
         public var date: String
@@ -29,13 +29,6 @@ public struct PracticeChart: Sendable, Hashable {
         self.days = days
         self.tracks = tracks
     }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.days == b.days && a.width == b.width && a.topCount == b.topCount
-            && a.tracks.map(\.name) == b.tracks.map(\.name) && a.tracks.map(\.seconds) == b.tracks.map(\.seconds)
-    }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(days) }
 
     /// The chart as lines of text, each ending in a newline.
     public func render(terminal: Bool) -> String {
