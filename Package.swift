@@ -171,7 +171,7 @@ let package = Package(
         .testTarget(name: "PlayerTests", dependencies: ["Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
         // An in-memory MPDBackend shared by the two MPD test targets.
         .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore"], path: "Tests/MPDTestSupport"),
-        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore"]),
+        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),
         .testTarget(
             name: "MPDServerTests",
             dependencies: [

@@ -33,10 +33,10 @@ import TestSupport
     @Test func ringDeliversEveryMessageIntactBetweenTwoThreads() async throws {
         let ring = PCMRing(minimumCapacity: 4096)
         let messages = 100_000
-        let watchdog = Watchdog(stallSeconds: Self.stallSeconds)
+        let watchdog = StallWatchdog(stallSeconds: Self.stallSeconds)
 
         async let produced: Int = onThread {
-            var random = XorShift(seed: 0x5EED_1234)
+            var random = SplitMix64(seed: 0x5EED_1234)
             var message = [UInt8](repeating: 0, count: RingMessage.header + RingMessage.maxPayload)
             for sequence in 0..<messages {
                 let length = RingMessage.fill(&message, sequence: UInt32(sequence), random: &random)
@@ -113,7 +113,7 @@ import TestSupport
     @Test func queueDeliversEveryValueIntactBetweenTwoThreads() async throws {
         let queue = SPSCQueue<QueueMessage>(capacity: 4, filler: QueueMessage.unpublished)
         let messages = 400_000
-        let watchdog = Watchdog(stallSeconds: Self.stallSeconds)
+        let watchdog = StallWatchdog(stallSeconds: Self.stallSeconds)
 
         async let produced: Int = onThread {
             for sequence in 0..<messages {
@@ -174,61 +174,13 @@ struct RingCheck: Sendable {
     }
 }
 
-/// Ends a test that makes no progress: both threads call `progress()` after each step and `spin()` (which yields the
-/// CPU) while they wait. After `stallSeconds` without progress from either side, or once a side has called
-/// `abandon()`, `spin()` answers false to both.
-final class Watchdog: Sendable {
-    private let lastProgress = Atomic<Int>(0)
-    private let gaveUp = Atomic<Bool>(false)
-    private let stallNanoseconds: Int
-
-    init(stallSeconds: Double) {
-        stallNanoseconds = Int(stallSeconds * 1e9)
-        lastProgress.store(Self.now(), ordering: .relaxed)
-    }
-
-    func progress() { lastProgress.store(Self.now(), ordering: .relaxed) }
-
-    /// Makes every later `spin()` answer false at once (one side has stopped; the other must not wait for it).
-    func abandon() { gaveUp.store(true, ordering: .relaxed) }
-
-    /// Yields the CPU; false once the test has made no progress for too long.
-    func spin() -> Bool {
-        sched_yield()
-        if gaveUp.load(ordering: .relaxed) { return false }
-        if Self.now() - lastProgress.load(ordering: .relaxed) > stallNanoseconds {
-            gaveUp.store(true, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    private static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
-    }
-}
-
-/// xorshift64: cheap, reproducible pseudo-random numbers.
-struct XorShift {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-    mutating func next() -> UInt64 {
-        state ^= state << 13
-        state ^= state >> 7
-        state ^= state << 17
-        return state
-    }
-}
-
 /// The ring's message: payload length (UInt32 LE), sequence (UInt32 LE), checksum (UInt32 LE), then the payload.
 enum RingMessage {
     static let header = 12
     static let maxPayload = 256
 
     /// Writes message `sequence` (random length and bytes) into `buffer`; returns its total length.
-    static func fill(_ buffer: inout [UInt8], sequence: UInt32, random: inout XorShift) -> Int {
+    static func fill(_ buffer: inout [UInt8], sequence: UInt32, random: inout SplitMix64) -> Int {
         let length = 1 + Int(random.next() % UInt64(maxPayload))
         buffer.withUnsafeMutableBytes { raw in
             for i in 0..<length { raw[header + i] = UInt8(truncatingIfNeeded: random.next()) }

@@ -1,23 +1,12 @@
 import FermataCore
 import Testing
+import TestSupport
 
 /// `RawPath` keeps file-name bytes exactly: every byte string comes back from its text, and different byte strings
 /// never share a text (the old U+FFFD repair merged them).
 @Suite struct RawPathTests {
-    /// SplitMix64: a fixed-seed generator, so a failure names a reproducible case.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test func everyByteStringRoundTripsAndNoTwoShareAText() {
-        var generator = Generator(state: 13)
+        var generator = SplitMix64(seed: 13)  // fixed seed: a failure names a reproducible case
         var seen: [String: [UInt8]] = [:]
         // Random bytes, biased towards the interesting ones: ASCII, UTF-8 lead and continuation bytes, and the
         // encoding of the escape range itself (F4 8F BE/BF xx).

@@ -25,7 +25,7 @@ import TestSupport
     @Test func readerNeverSeesATornOrOlderPosition() async throws {
         let shared = EngineShared(ringBytes: 4096)
         let progress = ReaderProgress()
-        let watchdog = Watchdog(stallSeconds: 60)
+        let watchdog = StallWatchdog(stallSeconds: 60)
         let publishes = Self.publishes
 
         async let written: Int = onThread {
@@ -108,37 +108,5 @@ import TestSupport
         if copy.sourceRate != expected.sourceRate { return "rate \(copy.sourceRate)" }
         if copy.device != expected.device { return "device \(String(describing: copy.device))" }
         return nil
-    }
-}
-
-/// Ends a test that makes no progress: `spin()` yields the CPU and answers false once neither thread has called
-/// `progress()` for `stallSeconds`.
-final class Watchdog: Sendable {
-    private let lastProgress = Atomic<Int>(0)
-    private let gaveUp = Atomic<Bool>(false)
-    private let stallNanoseconds: Int
-
-    init(stallSeconds: Double) {
-        stallNanoseconds = Int(stallSeconds * 1e9)
-        lastProgress.store(Self.now(), ordering: .relaxed)
-    }
-
-    func progress() { lastProgress.store(Self.now(), ordering: .relaxed) }
-
-    /// Yields the CPU; false once the test has made no progress for too long.
-    func spin() -> Bool {
-        sched_yield()
-        if gaveUp.load(ordering: .relaxed) { return false }
-        if Self.now() - lastProgress.load(ordering: .relaxed) > stallNanoseconds {
-            gaveUp.store(true, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    private static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
     }
 }
