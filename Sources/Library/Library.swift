@@ -123,8 +123,7 @@ public final class Library: Sendable {
     /// `add` of a directory needs, read without the other 25 columns (`add /` of a big library).
     public func queueFiles(under directory: String) async throws -> [(path: String, replayGain: ReplayGainInfo)] {
         try await database.pool.read { db in
-            let (range, arguments): (String, StatementArguments) = directory.isEmpty
-                ? ("1", []) : ("path >= ? AND path < ?", [directory + "/", directory + "0"])
+            let (range, arguments) = LibrarySearch.below(directory)
             return try Row.fetchAll(db, sql: """
                 SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
                 WHERE \(range) ORDER BY path
@@ -142,10 +141,7 @@ public final class Library: Sendable {
                try Int64.fetchOne(db, sql: "SELECT id FROM directory WHERE path = ?", arguments: [path]) == nil {
                 return nil
             }
-            // Paths below "a/b" are those from "a/b/" up to (not including) "a/b0" ('0' follows '/'); below the
-            // top, every path.
-            let (range, arguments): (String, StatementArguments) = path.isEmpty
-                ? ("path != ''", []) : ("path >= ? AND path < ?", [path + "/", path + "0"])
+            let (range, arguments) = LibrarySearch.below(path)
             let directories = try String.fetchAll(db, sql: """
                 SELECT path FROM directory WHERE \(range) ORDER BY path
                 """, arguments: arguments)

@@ -83,6 +83,12 @@ enum LibrarySearch {
             """, arguments: [query, limit])
     }
 
+    /// The condition (on a `path` column) for paths below `directory`: from "a/b/" up to, not including, "a/b0" ('0'
+    /// follows '/' in byte order, so "a/b-c" and "a/b0" stay out); below "" (the top), every non-empty path.
+    static func below(_ directory: String) -> (String, StatementArguments) {
+        directory.isEmpty ? ("path != ''", []) : ("path >= ? AND path < ?", [directory + "/", directory + "0"])
+    }
+
     /// An SQL condition (and its arguments) requiring every filter.
     static func whereClause(_ filters: [TagFilter], match: Match) -> (String, StatementArguments) {
         var parts: [String] = []
@@ -91,8 +97,9 @@ enum LibrarySearch {
             switch filter.field {
             case .base:
                 guard !filter.value.isEmpty else { continue }
-                parts.append("(track.path >= ? AND track.path < ?)")
-                arguments += [filter.value + "/", filter.value + "0"]
+                let (range, values) = below(filter.value)
+                parts.append("(\(range))")
+                arguments += values
             case .file:
                 parts.append(match == .exact ? "track.path = ?" : "instr(fermata_fold(track.path), ?) > 0")
                 arguments += [match == .exact ? filter.value : SearchFunctions.foldText(filter.value)]
