@@ -16,19 +16,14 @@ enum MusicDirectoryState: Equatable {
     case unreadable(String)
 
     static func check(_ path: String) -> MusicDirectoryState {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return errno == ENOENT || errno == ENOTDIR ? .missing : .unreadable(Self.errorText()) }
-        guard info.st_mode & S_IFMT == S_IFDIR else { return .unreadable("not a directory") }
-        guard let directory = opendir(path) else { return .unreadable(Self.errorText()) }
-        defer { closedir(directory) }
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { return .present }
+        switch RawFiles.kind(path) {
+        case nil: return .missing
+        case .file, .other: return .unreadable("not a directory")
+        case .directory:
+            guard let names = RawFiles.names(in: path) else { return .unreadable("cannot be listed") }
+            return names.isEmpty ? .empty : .present
         }
-        return .empty
     }
-
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 
     /// For the log line: "is missing", "is empty", "cannot be read (Permission denied)".
     var words: String {
