@@ -42,34 +42,41 @@ extension FermataBackend {
 
     @discardableResult
     public func editQueue(_ edit: MPDProtocol.QueueEdit) async throws -> [EntryID] {
-        if case let .add(source, position) = edit {
-            let files = try await queueFiles(try await resolveFiles(source))
-            // Appending needs no look at the queue (a list of 10,000 `add`s: one actor turn each, not two).
-            let at = position == .end ? nil : try insertionIndex(position, await player.queueView())
-            return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
-        }
-        let view = await player.queueView()
         do {
             switch edit {
-            case .add:
-                return []  // handled above
+            case let .add(source, position):
+                return try await add(source, at: position)
             case let .delete(target):
-                try await player.remove(ids: Set(try entries(target, view).map(\.id)))
+                try await player.remove(ids: Set(try entries(target, await player.queueView()).map(\.id)))
             case let .move(target, position):
-                let moving = try entries(target, view)
-                guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return [] }
-                let destination = try insertionIndex(position, view) ?? (view.queue.count - moving.count)
-                guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
-                try await player.move(first..<(first + moving.count), to: destination)
+                try await move(target, to: position)
             case .clear:
                 await player.clear()
             case let .shuffle(range):
-                await player.shuffle(range.map { $0.clamped(to: view.queue.count) })
+                let count = await player.queueView().queue.count
+                await player.shuffle(range.map { $0.clamped(to: count) })
             }
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)
         }
         return []
+    }
+
+    /// Adds what `source` names at `position`. Appending needs no look at the queue (a list of 10,000 `add`s: one
+    /// actor turn each, not two).
+    private func add(_ source: QueueSource, at position: QueueInsertPosition) async throws -> [EntryID] {
+        let files = try await queueFiles(try await resolveFiles(source))
+        let at = position == .end ? nil : try insertionIndex(position, await player.queueView())
+        return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
+    }
+
+    private func move(_ target: QueueTarget, to position: QueueInsertPosition) async throws {
+        let view = await player.queueView()
+        let moving = try entries(target, view)
+        guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return }
+        let destination = try insertionIndex(position, view) ?? (view.queue.count - moving.count)
+        guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
+        try await player.move(first..<(first + moving.count), to: destination)
     }
 
     /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
