@@ -1,5 +1,5 @@
-/// Sparse integer sort keys for an ordered list stored one row per item, so that an edit rewrites only the rows whose
-/// relative order changed (SD cards wear out; a move in a 10,000-entry queue should touch one row, not 10,000).
+/// Sparse integer sort keys for an ordered list stored one row per item (the queue's runs, `QueueSegments`), so that
+/// an edit rewrites only the rows whose relative order changed (SD cards wear out).
 ///
 /// `plan` keeps the longest run of items whose old keys are already increasing in the new order and gives the others
 /// new keys between their kept neighbours; when no integer fits, it renumbers everything. Pure; any thread.
@@ -28,17 +28,6 @@ enum OrderKeys {
             index = end
         }
         return updates
-    }
-
-    /// Keys for `count` items just inserted at `index` between neighbours whose keys are `before` (nil: at the start)
-    /// and `after` (nil: at the end), when integers fit between them; nil otherwise (then `plan`). O(count), so a
-    /// run of single `add`s to a long queue does not pay for the whole queue each time.
-    static func insertion<ID: Hashable>(_ inserted: [ID], before: Int64?, after: Int64?) -> [ID: Int64]? {
-        let lower = before ?? 0
-        let upper = after ?? lower + spacing * Int64(inserted.count + 1)
-        let step = (upper - lower) / Int64(inserted.count + 1)
-        guard step >= 1 else { return nil }
-        return Dictionary(uniqueKeysWithValues: inserted.enumerated().map { ($0.element, lower + step * Int64($0.offset + 1)) })
     }
 
     /// Keys for every item, evenly spaced.

@@ -42,5 +42,6 @@ enum StateMigrations {
             // Orders the position in player_state against the checkpoint file beside the database (newer wins).
             try db.execute(sql: "ALTER TABLE player_state ADD COLUMN position_seq INTEGER NOT NULL DEFAULT 0")
         }
+        migrations.register("v4-queue-segments", QueueSegmentsMigration.migrate)
     }
 }

@@ -12,9 +12,9 @@ extension StateStore {
         _ = await DeferredWrites.$active.withValue(false) { await write { _ in } }
     }
 
-    /// Runs `body` in one transaction with `synchronous=FULL`. After a failure, the next write replaces the saved queue
-    /// and state wholesale from the newest copies instead (so a missed incremental edit cannot leave rows stale).
-    /// Returns whether the database now holds the newest state.
+    /// Runs `body` in one transaction with `synchronous=FULL`, after the queue's rows when the queue changed since the
+    /// last write. After a failure, the next write replaces the saved queue and state wholesale from the newest copies
+    /// instead (so a missed edit cannot leave rows stale). Returns whether the database now holds the newest state.
     func write(_ body: @escaping @Sendable (Database) throws -> Void) async -> Bool {
         // Inside a command list (and while writes succeed): held until the list ends, then committed with the rest.
         if DeferredWrites.active, !failing {
@@ -23,13 +23,11 @@ extension StateStore {
         }
         let held = deferred
         deferred = []
-        let combined: @Sendable (Database) throws -> Void = { db in
-            for earlier in held { try earlier(db) }
-            try body(db)
-        }
         let resync = failing
-        let queue = lastQueue
-        let snapshot = lastSnapshot
+        // The queue's rows, planned once for all the edits since the last write (a command list's included).
+        let rows: QueueRows? = if resync { lastQueue.map(rewrittenQueueRows) } else if queueDirty { plannedQueueRows() } else { nil }
+        queueDirty = false
+        let snapshot = resync ? lastSnapshot : nil
         let seq = sequence
         let pool = database.pool
         do {
@@ -39,10 +37,12 @@ extension StateStore {
                     try db.execute(sql: "PRAGMA synchronous = FULL")
                     defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
                     try db.inTransaction {
-                        if resync {
-                            try Self.rewriteAll(queue: queue, snapshot: snapshot, sequence: seq, db)
-                        } else {
-                            try combined(db)
+                        if !resync { for earlier in held { try earlier(db) } }
+                        if let rows { try Self.apply(rows, db) }
+                        if let snapshot {
+                            try Self.writeSnapshot(snapshot, sequence: seq, db)
+                        } else if !resync {
+                            try body(db)
                         }
                         return .commit
                     }
@@ -59,48 +59,62 @@ extension StateStore {
         if resync {
             failing = false
             logger.notice("player state saved again")
-            if let queue {
-                sortKeys = OrderKeys.renumber(queue.entries.map(\.id))
-                shuffleKeys = queue.shuffledOrder.map(OrderKeys.renumber) ?? [:]
-            }
         }
-        return !resync || queue != nil || snapshot != nil
+        return !resync || rows != nil || snapshot != nil
     }
 
-    static func rewriteAll(queue: PlayQueue?, snapshot: PlayerSnapshot?, sequence: UInt64, _ db: Database) throws {
-        if let queue {
-            try db.execute(sql: "DELETE FROM queue_entry")
-            let sort = OrderKeys.renumber(queue.entries.map(\.id))
-            let shuffle = queue.shuffledOrder.map(OrderKeys.renumber)
-            for entry in queue.entries { try insert(entry, sortKey: sort[entry.id]!, shuffleKey: shuffle?[entry.id], db) }
+    /// What the queue's rows must become: the runs that changed, and the shuffled order when it changed.
+    struct QueueRows: Sendable {
+        var clearAll = false
+        var change: QueueSegments.Change
+        /// nil: the stored order stays; `.some(nil)`: shuffle went off.
+        var shuffle: [EntryID]??
+    }
+
+    private func plannedQueueRows() -> QueueRows? {
+        guard let queue = lastQueue else { return nil }
+        let change = segments.update(to: queue.entries)
+        let shuffle: [EntryID]?? = queue.shuffledOrder == writtenShuffle ? .none : .some(queue.shuffledOrder)
+        writtenShuffle = queue.shuffledOrder
+        return QueueRows(change: change, shuffle: shuffle)
+    }
+
+    /// Every row anew, after a failed write left the stored rows unknown.
+    private func rewrittenQueueRows(_ queue: PlayQueue) -> QueueRows {
+        writtenShuffle = queue.shuffledOrder
+        return QueueRows(clearAll: true, change: segments.rewrite(queue.entries), shuffle: .some(queue.shuffledOrder))
+    }
+
+    static func apply(_ rows: QueueRows, _ db: Database) throws {
+        if rows.clearAll { try db.execute(sql: "DELETE FROM queue_segment") }
+        for id in rows.change.removed {
+            try db.cachedStatement(sql: "DELETE FROM queue_segment WHERE id = ?").execute(arguments: [id])
         }
-        if let snapshot {
-            try writeSnapshot(snapshot, shuffled: queue.map { $0.shuffledOrder != nil }, sequence: sequence, db)
+        for (segment, key) in rows.change.inserted {
+            try db.cachedStatement(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (?, ?, ?)")
+                .execute(arguments: [segment.id, key, QueueSegmentCodec.encode(segment.entries)])
+        }
+        for (id, key) in rows.change.rekeyed {
+            try db.cachedStatement(sql: "UPDATE queue_segment SET sort_key = ? WHERE id = ?").execute(arguments: [key, id])
+        }
+        if let shuffle = rows.shuffle {
+            try db.execute(sql: "INSERT OR IGNORE INTO player_state (id) VALUES (1)")
+            try db.execute(sql: "UPDATE player_state SET shuffled = ?, shuffle_order = ? WHERE id = 1",
+                           arguments: [shuffle != nil, shuffle.map(QueueSegmentCodec.encode(ids:))])
         }
     }
 
-    static func insert(_ entry: QueueEntry, sortKey: Int64, shuffleKey: Int64?, _ db: Database) throws {
-        let rg = entry.replayGain
-        // A cached statement: `add /` inserts thousands of rows in one transaction (compiling the SQL for each row
-        // cost more than inserting it).
-        try db.cachedStatement(sql: """
-            INSERT INTO queue_entry (id, sort_key, shuffle_key, uri, version, rg_track_gain, rg_track_peak, rg_album_gain,
-                                     rg_album_peak) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [entry.id, sortKey, shuffleKey, entry.uri, entry.version, rg.trackGain,
-                                     rg.trackPeak, rg.albumGain, rg.albumPeak])
-    }
-
-    /// Writes the state row; `shuffled` nil keeps the stored flag.
-    static func writeSnapshot(_ s: PlayerSnapshot, shuffled: Bool?, sequence: UInt64, _ db: Database) throws {
+    /// Writes the state row (the shuffled order is the queue's: `apply`).
+    static func writeSnapshot(_ s: PlayerSnapshot, sequence: UInt64, _ db: Database) throws {
         try db.execute(sql: "INSERT OR IGNORE INTO player_state (id) VALUES (1)")
         try db.execute(sql: """
             UPDATE player_state SET transport = ?, current_entry = ?, position_frames = ?, sample_rate = ?, volume = ?,
-                repeat_mode = ?, single = ?, consume = ?, replay_gain = ?, shuffled = COALESCE(?, shuffled),
+                repeat_mode = ?, single = ?, consume = ?, replay_gain = ?,
                 loop_entry = ?, loop_start = ?, loop_end = ?, loop_count = ?, queue_version = ?, next_entry_id = ?,
                 position_seq = ?
             WHERE id = 1
             """, arguments: [s.transport.rawValue, s.currentEntry, s.positionFrames, s.sampleRate, s.volume,
-                             s.repeatMode.rawValue, s.single, s.consume, s.replayGain.rawValue, shuffled,
+                             s.repeatMode.rawValue, s.single, s.consume, s.replayGain.rawValue,
                              s.loop?.entry, s.loop?.region.start, s.loop?.region.end, s.loop?.region.repeatCount,
                              s.queueVersion, s.nextEntryID, Int64(bitPattern: sequence)])
     }
@@ -127,10 +141,4 @@ extension StateStore {
         return (s, row["shuffled"], UInt64(bitPattern: row["position_seq"]))
     }
 
-    static func entry(_ row: Row) -> QueueEntry {
-        QueueEntry(id: row["id"], uri: row["uri"],
-                   replayGain: ReplayGainInfo(trackGain: row["rg_track_gain"], trackPeak: row["rg_track_peak"],
-                                              albumGain: row["rg_album_gain"], albumPeak: row["rg_album_peak"]),
-                   version: row["version"])
-    }
 }

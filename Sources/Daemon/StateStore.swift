@@ -7,8 +7,8 @@ import Logging
 import Player
 import Synchronization
 
-/// Saves the queue and the player state in the state database, writing as few rows as possible: sparse sort keys
-/// (an edit rewrites only the rows it moved) and one row for the player state. Queue edits and state changes commit
+/// Saves the queue and the player state in the state database, writing as few rows as possible: the queue as runs of
+/// entries (`QueueSegments`: an edit rewrites only the runs it changed) and one row for the player state. Queue edits and state changes commit
 /// with `synchronous=FULL` (durable when the call returns, power cut included). Position checkpoints, the most frequent
 /// write, go to a one-sector `PositionFile` beside the database (the database when that file cannot be used); every
 /// save of a position carries a sequence number, and on load the newer of the two wins.
@@ -19,8 +19,12 @@ import Synchronization
 public actor StateStore: PlayerPersistence {
     let database: LibraryDatabase
     let logger: Logger
-    var sortKeys: [EntryID: Int64] = [:]
-    var shuffleKeys: [EntryID: Int64] = [:]
+    /// The queue's rows as last written (or held back by a command list).
+    var segments = QueueSegments()
+    /// The shuffled order as last written (nil: shuffle off).
+    var writtenShuffle: [EntryID]?
+    /// Whether `lastQueue` has edits not yet planned into rows (a command list plans them once, when it ends).
+    var queueDirty = false
     var failing = false
     /// Where position checkpoints go while the database writes succeed; nil when the file cannot be made.
     let positionFile: PositionFile?
@@ -56,6 +60,7 @@ public actor StateStore: PlayerPersistence {
     /// sequence number new position saves continue from.
     public func loadHead() async throws -> (snapshot: PlayerSnapshot?, shuffled: Bool, entries: [QueueEntry]) {
         let checkpointed = positionFile.flatMap { PositionFile.read(path: $0.path) }
+        let logger = logger
         let (head, savedSequence) = try await database.pool.read { db in
             guard let saved = try Self.readSnapshot(db) else { return ((PlayerSnapshot?.none, false, [QueueEntry]()), UInt64(0)) }
             var snapshot = saved.snapshot
@@ -65,12 +70,18 @@ public actor StateStore: PlayerPersistence {
                 snapshot.sampleRate = checkpointed.sampleRate
             }
             var entries: [QueueEntry] = []
-            if let current = snapshot.currentEntry,
-               let row = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE id = ?", arguments: [current]) {
-                entries.append(Self.entry(row))
-                let key: Int64 = row["sort_key"]
-                if let next = try Row.fetchOne(db, sql: "SELECT * FROM queue_entry WHERE sort_key > ? ORDER BY sort_key LIMIT 1",
-                                               arguments: [key]) { entries.append(Self.entry(next)) }
+            if let current = snapshot.currentEntry {
+                // Runs in list order until the current entry and the one after it are found.
+                let rows = try Row.fetchCursor(db, sql: "SELECT id, entries FROM queue_segment ORDER BY sort_key")
+                search: while let row = try rows.next() {
+                    for entry in Self.decodeSegment(row, logger: logger)?.entries ?? [] {
+                        if !entries.isEmpty {
+                            entries.append(entry)
+                            break search
+                        }
+                        if entry.id == current { entries.append(entry) }
+                    }
+                }
             }
             return ((snapshot, saved.shuffled, entries), saved.sequence)
         }
@@ -79,105 +90,60 @@ public actor StateStore: PlayerPersistence {
         return head
     }
 
-    /// The whole saved queue in list order, and the shuffled order when shuffle is on.
+    /// The whole saved queue in list order, and the shuffled order when shuffle is on. A run whose text cannot be read
+    /// is left out (and logged) rather than losing the whole queue.
     public func loadQueue() async throws -> (entries: [QueueEntry], shuffledOrder: [EntryID]?) {
-        let (entries, keys, shuffle, shuffled) = try await database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM queue_entry ORDER BY sort_key")
-            let shuffled: Bool = try Bool.fetchOne(db, sql: "SELECT shuffled FROM player_state WHERE id = 1") ?? false
-            let keys = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"] as EntryID, $0["sort_key"] as Int64) })
-            let shuffle = Dictionary(uniqueKeysWithValues: rows.compactMap { row -> (EntryID, Int64)? in
-                (row["shuffle_key"] as Int64?).map { (row["id"], $0) }
-            })
-            return (rows.map(Self.entry), keys, shuffle, shuffled)
+        let logger = logger
+        let (loaded, shuffle) = try await database.pool.read { db in
+            var loaded: [(segment: QueueSegments.Segment, key: Int64)] = []
+            let rows = try Row.fetchCursor(db, sql: "SELECT id, sort_key, entries FROM queue_segment ORDER BY sort_key")
+            while let row = try rows.next() {
+                if let segment = Self.decodeSegment(row, logger: logger) { loaded.append((segment, row["sort_key"])) }
+            }
+            let text = try String?.fetchOne(db, sql: "SELECT shuffle_order FROM player_state WHERE id = 1") ?? nil
+            let shuffle = text.flatMap { try? QueueSegmentCodec.decode(ids: $0) }
+            return (loaded, shuffle)
         }
-        sortKeys = keys
-        shuffleKeys = shuffle
-        let order = shuffled ? entries.map(\.id).sorted { (shuffle[$0] ?? 0, $0) < (shuffle[$1] ?? 0, $1) } : nil
+        segments = QueueSegments(loaded: loaded)
+        writtenShuffle = shuffle
+        let entries = loaded.flatMap(\.segment.entries)
+        // The saved order, less ids no longer queued, plus any the order missed (a hand-edited database).
+        let order = shuffle.map { saved -> [EntryID] in
+            let queued = Set(entries.map(\.id))
+            let kept = saved.filter(queued.contains)
+            let listed = Set(kept)
+            return kept + entries.map(\.id).filter { !listed.contains($0) }
+        }
         return (entries, order)
+    }
+
+    /// A `queue_segment` row's entries; nil (logged) when its text is damaged.
+    static func decodeSegment(_ row: Row, logger: Logger) -> QueueSegments.Segment? {
+        let id: Int64 = row["id"]
+        do {
+            let entries = try QueueSegmentCodec.decode(row["entries"] as String)
+            return entries.isEmpty ? nil : QueueSegments.Segment(id: id, entries: entries)
+        } catch {
+            logger.error("saved queue: run \(id) left out: \(error)")
+            return nil
+        }
     }
 
     // MARK: PlayerPersistence
 
+    /// Saves the queue as it now is; `edit` is not needed: the store compares the queue with the runs it last wrote.
     public func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
         lastQueue = queue
         lastSnapshot = snapshot
-        var inserted: [QueueEntry] = []
-        var removed: Set<EntryID> = []
-        switch edit {
-        case .cleared:
-            sortKeys = [:]
-            shuffleKeys = [:]
-        case let .removed(ids):
-            removed = ids
-            for id in ids { sortKeys[id] = nil; shuffleKeys[id] = nil }
-        case let .inserted(entries, _):
-            inserted = entries
-        case .reordered, .shuffleOrder:
-            break
-        }
-        let cleared: Bool = if case .cleared = edit { true } else { false }
-        let (removedIDs, insertedEntries) = (removed, inserted)
-        let sortUpdates = Self.insertionKeys(edit, queue: queue, existing: sortKeys)
-            ?? OrderKeys.plan(order: queue.entries.map(\.id), existing: sortKeys)
-        // Only entries at or after an insertion point can have been touched by it (MPD `plchanges` versions).
-        let touched: ArraySlice<QueueEntry> = if case let .inserted(_, at) = edit, at <= queue.entries.count {
-            queue.entries[at...]
-        } else {
-            queue.entries[...]
-        }
-        let insertedIDs = Set(insertedEntries.map(\.id))
-        // Only small values go into the write: a command list holds its writes until it ends, and a closure holding
-        // the queue would keep one copy of it per edit alive (10,000 adds: 3 GB).
-        let versionUpdates = touched.filter { $0.version == queue.version && !insertedIDs.contains($0.id) }
-            .map { (id: $0.id, version: $0.version) }
-        let shuffled = queue.shuffledOrder != nil
-        let shuffleUpdates = queue.shuffledOrder.map { OrderKeys.plan(order: $0, existing: shuffleKeys) }
-        let shuffleOff = queue.shuffledOrder == nil && !shuffleKeys.isEmpty
+        queueDirty = true
         let seq = nextSequence()
-        let written = await write { db in
-            if cleared { try db.execute(sql: "DELETE FROM queue_entry") }
-            for id in removedIDs {
-                try db.cachedStatement(sql: "DELETE FROM queue_entry WHERE id = ?").execute(arguments: [id])
-            }
-            for entry in insertedEntries {
-                try Self.insert(entry, sortKey: sortUpdates[entry.id] ?? 0, shuffleKey: shuffleUpdates?[entry.id], db)
-            }
-            for (id, key) in sortUpdates where !insertedIDs.contains(id) {
-                try db.cachedStatement(sql: "UPDATE queue_entry SET sort_key = ? WHERE id = ?").execute(arguments: [key, id])
-            }
-            for (id, key) in shuffleUpdates ?? [:] where !insertedIDs.contains(id) {
-                try db.cachedStatement(sql: "UPDATE queue_entry SET shuffle_key = ? WHERE id = ?").execute(arguments: [key, id])
-            }
-            if shuffleOff { try db.execute(sql: "UPDATE queue_entry SET shuffle_key = NULL") }
-            for update in versionUpdates {
-                try db.cachedStatement(sql: "UPDATE queue_entry SET version = ? WHERE id = ?")
-                    .execute(arguments: [update.version, update.id])
-            }
-            try Self.writeSnapshot(snapshot, shuffled: shuffled, sequence: seq, db)
-        }
-        if written {
-            sortKeys.merge(sortUpdates) { $1 }
-            if let shuffleUpdates { shuffleKeys.merge(shuffleUpdates) { $1 } }
-            if shuffleOff { shuffleKeys = [:] }
-        }
-    }
-
-    /// New sort keys for a contiguous insertion whose neighbours already have keys, without looking at the rest of
-    /// the queue; nil for other edits or when the keys do not fit.
-    static func insertionKeys(_ edit: PersistedQueueEdit, queue: PlayQueue, existing: [EntryID: Int64]) -> [EntryID: Int64]? {
-        guard case let .inserted(entries, at) = edit, !entries.isEmpty, at + entries.count <= queue.entries.count,
-              queue.entries[at].id == entries[0].id else { return nil }
-        let end = at + entries.count
-        let before = at > 0 ? existing[queue.entries[at - 1].id] : nil
-        let after = end < queue.entries.count ? existing[queue.entries[end].id] : nil
-        if at > 0 && before == nil || end < queue.entries.count && after == nil { return nil }
-        return OrderKeys.insertion(entries.map(\.id), before: before, after: after)
+        _ = await write { db in try Self.writeSnapshot(snapshot, sequence: seq, db) }
     }
 
     public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
         lastSnapshot = snapshot
         let seq = nextSequence()
-        _ = await write { db in try Self.writeSnapshot(snapshot, shuffled: nil, sequence: seq, db) }
+        _ = await write { db in try Self.writeSnapshot(snapshot, sequence: seq, db) }
     }
 
     public func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {

@@ -103,16 +103,18 @@ public final class Library: Sendable {
         guard !paths.isEmpty else { return [:] }
         return try await database.pool.read { db in
             var found: [String: ReplayGainInfo] = [:]
+            found.reserveCapacity(paths.count)
             // SQLite's default limit is 32,766 bound values; 500 a statement keeps each one small.
             for start in stride(from: 0, to: paths.count, by: 500) {
-                let chunk = Array(paths[start..<min(paths.count, start + 500)])
+                let chunk = paths[start..<min(paths.count, start + 500)]
                 let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try Row.fetchCursor(db, sql: """
+                let rows = try RawStatement(db, """
                     SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
                     WHERE path IN (\(marks))
                     """, arguments: StatementArguments(chunk))
-                while let row = try rows.next() {
-                    found[row[0]] = ReplayGainInfo(trackGain: row[1], trackPeak: row[2], albumGain: row[3], albumPeak: row[4])
+                while try rows.step() {
+                    guard let path = rows.text(0) else { continue }
+                    found[path] = Self.replayGain(rows, from: 1)
                 }
             }
             return found
@@ -124,13 +126,23 @@ public final class Library: Sendable {
     public func queueFiles(under directory: String) async throws -> [(path: String, replayGain: ReplayGainInfo)] {
         try await database.pool.read { db in
             let (range, arguments) = LibrarySearch.below(directory)
-            return try Row.fetchAll(db, sql: """
+            let rows = try RawStatement(db, """
                 SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
                 WHERE \(range) ORDER BY path
-                """, arguments: arguments).map { row in
-                (row[0], ReplayGainInfo(trackGain: row[1], trackPeak: row[2], albumGain: row[3], albumPeak: row[4]))
+                """, arguments: arguments)
+            var files: [(path: String, replayGain: ReplayGainInfo)] = []
+            while try rows.step() {
+                guard let path = rows.text(0) else { continue }
+                files.append((path, Self.replayGain(rows, from: 1)))
             }
+            return files
         }
+    }
+
+    /// Four ReplayGain columns (track gain, track peak, album gain, album peak) starting at `column`.
+    private static func replayGain(_ rows: RawStatement, from column: Int32) -> ReplayGainInfo {
+        ReplayGainInfo(trackGain: rows.double(column), trackPeak: rows.double(column + 1),
+                       albumGain: rows.double(column + 2), albumPeak: rows.double(column + 3))
     }
 
     /// Every directory and track below `path` ("" is the top), each list sorted by path, in one read (MPD

@@ -67,7 +67,7 @@ import TestSupport
         let first = queue.insert(uris: ["1.flac", "2.flac"], at: nil, using: &generator)
         await store.saveQueueEdit(.inserted(first.compactMap(queue.entry(id:)), at: 0), queue: queue,
                                   snapshot: snapshot(queue, current: first[0]))
-        try await database.pool.write { try $0.execute(sql: "CREATE TRIGGER block BEFORE INSERT ON queue_entry BEGIN SELECT RAISE(ABORT, 'disk full'); END") }
+        try await database.pool.write { try $0.execute(sql: "CREATE TRIGGER block BEFORE INSERT ON queue_segment BEGIN SELECT RAISE(ABORT, 'disk full'); END") }
         let second = queue.insert(uris: ["3.flac"], at: nil, using: &generator)
         await store.saveQueueEdit(.inserted(second.compactMap(queue.entry(id:)), at: 2), queue: queue,
                                   snapshot: snapshot(queue, current: first[0]))

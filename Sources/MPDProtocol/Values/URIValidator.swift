@@ -6,23 +6,47 @@
 public enum URIValidator {
     /// Whether `uri` names something inside the music directory by syntax alone (`""` is the root).
     public static func isSafe(_ uri: String) -> Bool {
-        if uri.isEmpty { return true }
-        if uri.hasPrefix("/") || uri.utf8.contains(0) { return false }
-        var path = Substring(uri)
-        if path.hasSuffix("/") { path = path.dropLast() }
-        return !path.split(separator: "/", omittingEmptySubsequences: false).contains {
-            $0.isEmpty || $0 == "." || $0 == ".."
+        // Bytes, not Characters: a `add` run of 10,000 URIs spent more time splitting Strings than adding.
+        var bytes = uri.utf8[...]
+        if bytes.isEmpty { return true }
+        if bytes.first == UInt8(ascii: "/") { return false }
+        if bytes.last == UInt8(ascii: "/") { bytes = bytes.dropLast() }
+        var componentLength = 0
+        var dots = 0
+        for byte in bytes {
+            switch byte {
+            case 0: return false
+            case UInt8(ascii: "/"):
+                if componentLength == 0 || componentLength == dots && dots <= 2 { return false }
+                componentLength = 0
+                dots = 0
+            default:
+                componentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
         }
+        return !(componentLength == 0 || componentLength == dots && dots <= 2)
     }
 
     /// The URI scheme (`http` of `http://host/x`), or nil for a library path.
     public static func scheme(of uri: String) -> String? {
-        guard let range = uri.firstRange(of: "://") else { return nil }
-        let scheme = uri[..<range.lowerBound]
-        guard let first = scheme.first, first.isLetter,
-            scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
-        else { return nil }
-        return scheme.lowercased()
+        let bytes = uri.utf8
+        // The scheme is everything before the first "://": ASCII letters, digits, "+", "-", "." after a letter.
+        guard let first = bytes.first, isASCIILetter(first) else { return nil }
+        var index = bytes.index(after: bytes.startIndex)
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ":") { break }
+            guard isASCIILetter(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".") else { return nil }
+            index = bytes.index(after: index)
+        }
+        guard index != bytes.endIndex, uri.utf8[index...].starts(with: "://".utf8) else { return nil }
+        return String(decoding: bytes[..<index], as: UTF8.self).lowercased()
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
     }
 
     /// Checks a library URI from a client: absolute paths are `ACK_ERROR_PERMISSION` ("Access denied"), URLs with a
