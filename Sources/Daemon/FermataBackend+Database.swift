@@ -59,7 +59,7 @@ extension FermataBackend {
     /// A subtree in `listall` order: each directory's subdirectories (each followed by its own contents), then its
     /// songs.
     static func depthFirst(_ top: String, _ tree: DirectoryListing) -> [DirectoryEntry] {
-        func parent(_ path: String) -> String { path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "" }
+        func parent(_ path: String) -> String { path.utf8.lastIndex(of: UInt8(ascii: "/")).map { String(path[..<$0]) } ?? "" }
         var subdirectories: [String: [String]] = [:]
         for directory in tree.directories { subdirectories[parent(directory), default: []].append(directory) }
         var tracks: [String: [Track]] = [:]

@@ -24,6 +24,8 @@ public final class FermataBackend: MPDBackend {
     let logger: Logger
     /// Songs by URI (library lookups for the queue), dropped after each scan.
     let songCache = Mutex([String: SongInfo]())
+    /// The last `listall`/`listallinfo` answer, kept while the library is unchanged.
+    public let listingCache: ListingCache?
     /// The newest scan job asked for: `status` reports it as `updating_db` from the `update` command on, like MPD.
     let requestedScan = Mutex(0)
     /// Practice statistics (`practice`); nil when not kept.
@@ -35,6 +37,7 @@ public final class FermataBackend: MPDBackend {
         self.player = player
         self.practice = practice
         self.library = library
+        listingCache = ListingCache { library.contentVersion }
         self.playlists = playlists
         self.outputs = outputs
         self.store = store
@@ -49,9 +52,11 @@ public final class FermataBackend: MPDBackend {
             urlHandlers: [], stickers: true)
     }
 
-    /// Forwards player changes and scan progress to `idle` until cancelled.
+    /// Forwards player changes and scan progress to `idle` until cancelled; keeps the library's in-memory index for
+    /// queue adds current (read at start and after each scan, not by the first `add` after them).
     public func forwardChanges() async {
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.library.warmQueueIndex() }
             group.addTask {
                 for await change in self.player.changes {
                     switch change {
@@ -68,7 +73,10 @@ public final class FermataBackend: MPDBackend {
                     let running = progress.isRunning
                     if running != wasRunning {
                         self.idle.publish(running ? .update : [.update, .database])
-                        if !running { self.songCache.withLock { $0.removeAll() } }
+                        if !running {
+                            self.songCache.withLock { $0.removeAll() }
+                            await self.library.warmQueueIndex()
+                        }
                     }
                     wasRunning = running
                 }

@@ -28,11 +28,10 @@ enum QueueSegmentCodec {
             out.append(UInt8(ascii: ","))
             appendString(entry.uri, to: &out)
             let gain = entry.replayGain
-            for value in [gain.trackGain, gain.trackPeak, gain.albumGain, gain.albumPeak] {
-                out.append(UInt8(ascii: ","))
-                // JSON has no NaN or infinity; tags are range-checked, so such a value can only mean "none".
-                if let value, value.isFinite { out.append(contentsOf: "\(value)".utf8) } else { out.append(contentsOf: "null".utf8) }
-            }
+            appendNumber(gain.trackGain, to: &out)
+            appendNumber(gain.trackPeak, to: &out)
+            appendNumber(gain.albumGain, to: &out)
+            appendNumber(gain.albumPeak, to: &out)
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
@@ -86,6 +85,13 @@ enum QueueSegmentCodec {
             try reader.end()
             return ids
         }
+    }
+
+    /// "," and the number, or null: JSON has no NaN or infinity, and tags are range-checked, so such a value can
+    /// only mean "none".
+    private static func appendNumber(_ value: Double?, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: ","))
+        if let value, value.isFinite { out.append(contentsOf: value.description.utf8) } else { out.append(contentsOf: "null".utf8) }
     }
 
     private static func appendString(_ string: String, to out: inout [UInt8]) {

@@ -6,15 +6,16 @@ extension SongInfo {
     init(_ track: Track) {
         var tags: [TagValue] = []
         func add(_ type: TagType, _ value: String?) { if let value, !value.isEmpty { tags.append(TagValue(type, value)) } }
+        // In MPD's tag order, so printing needs no sort (`SongInfo.orderedTags`).
         add(.artist, track.artist)
-        add(.albumArtist, track.albumArtist)
         add(.album, track.album)
+        add(.albumArtist, track.albumArtist)
         add(.title, track.title)
         add(.track, track.trackNumber.map(String.init))
-        add(.disc, track.discNumber.map(String.init))
-        add(.date, track.date)
         add(.genre, track.genre)
+        add(.date, track.date)
         add(.composer, track.composer)
+        add(.disc, track.discNumber.map(String.init))
         let bits = track.bitsPerSample > 0 ? String(track.bitsPerSample) : "f"
         self.init(uri: track.path, tags: tags, duration: track.duration,
                   format: "\(track.sampleRate):\(bits):\(track.channels)",

@@ -15,7 +15,9 @@ public enum RawPath {
 
     /// The text for raw name bytes (valid UTF-8 unchanged).
     public static func text<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
-        if let valid = String(validating: bytes, as: UTF8.self), !valid.unicodeScalars.contains(where: isEscape) {
+        // Every escape-range scalar is encoded F4 8F BE/BF xx: without an 0xF4 byte there is none to look for.
+        if let valid = String(validating: bytes, as: UTF8.self),
+           !valid.utf8.contains(0xF4) || !valid.unicodeScalars.contains(where: isEscape) {
             return valid
         }
         var scalars = String.UnicodeScalarView()
@@ -36,7 +38,7 @@ public enum RawPath {
 
     /// The raw bytes a text made by `text` stands for (text without escapes: its UTF-8).
     public static func bytes(_ text: String) -> [UInt8] {
-        guard text.unicodeScalars.contains(where: isEscape) else { return Array(text.utf8) }
+        guard text.utf8.contains(0xF4), text.unicodeScalars.contains(where: isEscape) else { return Array(text.utf8) }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {

@@ -3,6 +3,7 @@ import FermataCore
 import Foundation
 import GRDB
 import Logging
+import Synchronization
 
 /// The music library: scans the music directory into the state database and answers the daemon's and the MPD
 /// handlers' questions (lookups, `lsinfo`, `find`/`search`/`list`/`count`, full-text search, stickers, custom
@@ -15,6 +16,8 @@ public final class Library: Sendable {
     /// The music directory (absolute), the root every track path is relative to.
     public let musicDirectory: String
     let scans: ScanCoordinator
+    private let changes = ContentVersion()
+    private let keptQueueIndex = Mutex<QueueFileIndex?>(nil)
 
     public init(
         database: LibraryDatabase, musicDirectory: String, options: LibraryOptions = LibraryOptions(),
@@ -25,7 +28,13 @@ public final class Library: Sendable {
         while root.count > 1, root.hasSuffix("/") { root.removeLast() }
         self.musicDirectory = root
         scans = ScanCoordinator(database: database, root: root, options: options, logger: logger)
+        let changes = changes
+        try? database.pool.write { $0.add(transactionObserver: changes, extent: .databaseLifetime) }
     }
+
+    /// A number that changes whenever a commit changes the library's tracks or directories: what a cache of listings
+    /// compares (read it before building an answer, keep the answer with it).
+    public var contentVersion: Int { changes.value }
 
     // MARK: Scanning
 
@@ -97,52 +106,33 @@ public final class Library: Sendable {
         }
     }
 
-    /// The ReplayGain of the tracks at `paths` (relative to the music directory) that the library has, by path: one
-    /// read of five columns, however many paths (a list of `add`s, a stored playlist loaded into the queue).
+    /// The ReplayGain of the tracks at `paths` (relative to the music directory) that the library has, by path (a list
+    /// of `add`s, a stored playlist loaded into the queue), from memory (`QueueFileIndex`).
     public func replayGains(paths: [String]) async throws -> [String: ReplayGainInfo] {
         guard !paths.isEmpty else { return [:] }
-        return try await database.pool.read { db in
-            var found: [String: ReplayGainInfo] = [:]
-            found.reserveCapacity(paths.count)
-            // SQLite's default limit is 32,766 bound values; 500 a statement keeps each one small.
-            for start in stride(from: 0, to: paths.count, by: 500) {
-                let chunk = paths[start..<min(paths.count, start + 500)]
-                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                let rows = try RawStatement(db, """
-                    SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
-                    WHERE path IN (\(marks))
-                    """, arguments: StatementArguments(chunk))
-                while try rows.step() {
-                    guard let path = rows.text(0) else { continue }
-                    found[path] = Self.replayGain(rows, from: 1)
-                }
-            }
-            return found
-        }
+        return try await queueIndex().replayGains(paths)
     }
 
     /// The path and ReplayGain of every track below `directory` ("" is the top), sorted by path: what a queue
-    /// `add` of a directory needs, read without the other 25 columns (`add /` of a big library).
+    /// `add` of a directory needs, from memory (`QueueFileIndex`).
     public func queueFiles(under directory: String) async throws -> [(path: String, replayGain: ReplayGainInfo)] {
-        try await database.pool.read { db in
-            let (range, arguments) = LibrarySearch.below(directory)
-            let rows = try RawStatement(db, """
-                SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track
-                WHERE \(range) ORDER BY path
-                """, arguments: arguments)
-            var files: [(path: String, replayGain: ReplayGainInfo)] = []
-            while try rows.step() {
-                guard let path = rows.text(0) else { continue }
-                files.append((path, Self.replayGain(rows, from: 1)))
-            }
-            return files
-        }
+        try await queueIndex().files(under: directory)
     }
 
-    /// Four ReplayGain columns (track gain, track peak, album gain, album peak) starting at `column`.
-    private static func replayGain(_ rows: RawStatement, from column: Int32) -> ReplayGainInfo {
-        ReplayGainInfo(trackGain: rows.double(column), trackPeak: rows.double(column + 1),
-                       albumGain: rows.double(column + 2), albumPeak: rows.double(column + 3))
+    /// Reads the tracks queue adds need into memory now (at start and after a scan), so the next add finds them there.
+    public func warmQueueIndex() async {
+        _ = try? await queueIndex()
+    }
+
+    /// The in-memory index of the library as it is now: the one kept, or a new one when the library has changed.
+    private func queueIndex() async throws -> QueueFileIndex {
+        let version = contentVersion
+        if let kept = keptQueueIndex.withLock({ $0 }), kept.version == version { return kept }
+        let built = try await database.pool.read { db in try QueueFileIndex.build(db, version: version) }
+        keptQueueIndex.withLock { kept in
+            if (kept?.version ?? .min) <= built.version { kept = built }
+        }
+        return built
     }
 
     /// Every directory and track below `path` ("" is the top), each list sorted by path, in one read (MPD

@@ -57,6 +57,9 @@ public protocol MPDBackend: Sendable {
     /// names a song. `""` is the root; `lsinfo` of the root also lists stored playlists. Unknown: `No such directory`.
     func browse(_ uri: String, recursive: Bool) async throws -> [DirectoryEntry]
 
+    /// Where recursive `browse` answers may be kept while the library is unchanged; nil (the default): none kept.
+    var listingCache: ListingCache? { get }
+
     /// `listfiles`: every file and directory in a library directory (names relative to it).
     func files(in uri: String) async throws -> [FileEntry]
 
@@ -113,6 +116,8 @@ public protocol MPDBackend: Sendable {
 
 /// The default for backends that commit each edit on its own (test doubles).
 extension MPDBackend {
+    public var listingCache: ListingCache? { nil }
+
     public func commandList<T>(_ body: () async -> T) async -> T { await body() }
 
     public func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?) {

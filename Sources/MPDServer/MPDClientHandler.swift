@@ -152,6 +152,7 @@ final class MPDClientHandler: ChannelDuplexHandler {
         executing = true
         let (executor, client) = (executor, session.client)
         let outputLimit = max(0, maxPendingOutputBytes - bytesInFlight)
+        let requestBytes = batch.lines.reduce(0) { $0 + $1.count }
         // Client work (filter matching, long answers, file look-ups) runs on `BlockingWork`'s threads, never on the
         // cooperative pool the player and the other clients need; actor calls inside still hop to their actor.
         let result = context.eventLoop.makeFutureWithTask {
@@ -160,6 +161,8 @@ final class MPDClientHandler: ChannelDuplexHandler {
             }
         }
         result.assumeIsolated().whenSuccess { result in
+            // A large request (10,000 `add`s) leaves as much freed heap behind as a large answer.
+            MemoryTrim.afterLargeWrite(requestBytes)
             if let delay = self.passwordDelay(result) {
                 // Still `executing`: reads stay held back until the answer goes out.
                 context.eventLoop.assumeIsolated().scheduleTask(in: delay) { self.finish(result, context: context) }

@@ -79,6 +79,31 @@ extension MPCTests {
         }
     }
 
+    /// `listall`/`listallinfo` answers are kept while the library is unchanged (`ListingCache`): a kept answer must
+    /// never outlive a change, nor go to a client with other tag types.
+    @Test func keptListingsFollowTheLibraryAndEachClientsTags() async throws {
+        try await Daemon.with { daemon async throws in
+            let before = try await daemon.ok("listallinfo")
+            #expect(try await daemon.ok("listallinfo").description == before.description)
+            #expect(before.all("file") == M.tracks.map(\.path))
+            #expect(try await daemon.ok("listall").all("file") == M.tracks.map(\.path))
+            let new = "Beta/Second/04 Cuatro.flac"
+            try MusicFixture.writeFLAC(daemon.music + "/" + new, seconds: 0.5, tags: ["TITLE": "Cuatro", "ARTIST": "Beta"])
+            #expect(try await daemon.mpc("update", "--wait").status == 0)
+            let after = try await daemon.ok("listallinfo")
+            #expect(after.all("file") == M.tracks.map(\.path) + [new])
+            #expect(after.all("Title").last == "Cuatro")
+            #expect(try await daemon.ok("listall").all("file").last == new)
+            // Another client's tag types get their own answer; then the first kind is rebuilt, not mixed up.
+            let other = try await daemon.ok("command_list_begin\ntagtypes clear\ntagtypes enable Title\nlistallinfo\ncommand_list_end")
+            #expect(!other.pairs.contains { $0.key == "Artist" } && other.all("Title").last == "Cuatro", "\(other)")
+            #expect(try await daemon.ok("listallinfo").description == after.description)
+            try FileManager.default.removeItem(atPath: daemon.music + "/" + new)
+            #expect(try await daemon.mpc("update", "--wait").status == 0)
+            #expect(try await daemon.ok("listallinfo").description == before.description)
+        }
+    }
+
     @Test func storedPlaylists() async throws {
         try await Daemon.with { daemon async throws in
             #expect(try await daemon.mpc("add", "Alpha Band").status == 0)

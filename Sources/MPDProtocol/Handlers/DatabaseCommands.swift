@@ -95,10 +95,28 @@ enum DatabaseCommands {
     static func browse(_ c: inout CommandContext, recursive: Bool, full: Bool) async throws {
         let uri = c.argument(0) == nil ? "" : try c.uri(0)
         let hidePlaylists = c.client.protocolFeatures.contains(.hidePlaylistsInRoot)
+        guard recursive, let cache = c.backend.listingCache else {
+            try await render(&c.response, c, uri: uri, recursive: recursive, full: full, hidePlaylists: hidePlaylists)
+            return
+        }
+        let key = ListingCache.Key(uri: uri, full: full, tags: c.client.tagTypes, hidePlaylists: hidePlaylists)
+        if let cached = cache.lookup(key) {
+            c.response.append(bytes: cached)
+            return
+        }
+        let version = cache.currentVersion
+        var answer = Response(limit: c.response.limit - c.response.bytes.count)
+        try await render(&answer, c, uri: uri, recursive: true, full: full, hidePlaylists: hidePlaylists)
+        if !answer.isFull { cache.store(key, version: version, bytes: answer.bytes) }
+        c.response.append(answer)
+    }
+
+    private static func render(_ response: inout Response, _ c: CommandContext, uri: String, recursive: Bool, full: Bool,
+                               hidePlaylists: Bool) async throws {
         for entry in try await c.backend.browse(uri, recursive: recursive) {
-            if c.response.isFull { break }
+            if response.isFull { break }
             if hidePlaylists, case .playlist = entry { continue }
-            c.response.directoryEntry(entry, tags: c.client.tagTypes, full: full)
+            response.directoryEntry(entry, tags: c.client.tagTypes, full: full)
         }
     }
 

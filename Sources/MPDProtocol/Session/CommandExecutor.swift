@@ -101,6 +101,7 @@ public struct CommandExecutor: Sendable {
             let step = await runOne(
                 line, index: index, inList: batch.mode != .single, outputLimit: outputLimit - output.count,
                 client: &client, password: &password)
+            Self.reserve(step.output.count, in: &output, limit: outputLimit)
             output.append(contentsOf: step.output)
             // At the limit the answer may be cut short: no `list_OK` may claim it complete.
             if output.count >= outputLimit { return result(.close, limitReached: true) }
@@ -117,6 +118,15 @@ public struct CommandExecutor: Sendable {
         // Everything fitted below the limit (nothing was cut off), so the terminator goes out even if it ends past it.
         output.append(contentsOf: Self.ok)
         return result(.continue)
+    }
+
+    /// Makes room for `count` more bytes. Once a batch's answer is large it grows straight to its limit: doubling a
+    /// multi-megabyte buffer copies it and holds both copies at once (200 × `listallinfo` peaked at 1.35× RSS). The
+    /// pages of the reserved room cost nothing until written.
+    private static func reserve(_ count: Int, in output: inout [UInt8], limit: Int) {
+        let needed = output.count + count
+        guard needed > output.capacity, needed > 256 << 10 else { return }
+        output.reserveCapacity(max(needed, min(limit, 64 << 20) + (64 << 10)))
     }
 
     private static let ok = Array("OK\n".utf8)

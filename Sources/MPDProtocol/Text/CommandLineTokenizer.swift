@@ -99,6 +99,19 @@ private struct ByteScanner {
 
     private mutating func quoted() throws(CommandLineTokenizer.Failure) -> String {
         index += 1
+        // Most quoted arguments have no backslash: their bytes are taken as they are, without a copy byte by byte.
+        let start = index
+        while index < bytes.count, bytes[index] != 0x22, bytes[index] != 0x5C { index += 1 }
+        if index < bytes.count, bytes[index] == 0x22 {
+            let value = RawPath.text(bytes[start..<index])
+            index += 1
+            guard atEnd || Self.isSpace(bytes[index]) else {
+                throw .init(message: "Space expected after closing '\"'", inCommandName: false)
+            }
+            skipSpaces()
+            return value
+        }
+        index = start
         var value: [UInt8] = []
         while true {
             guard index < bytes.count else { throw .init(message: "Missing closing '\"'", inCommandName: false) }

@@ -6,8 +6,8 @@ extension Response {
     /// queue songs.
     public mutating func song(_ song: SongInfo, tags enabled: Set<TagType>) {
         line("file", song.uri)
-        if let modified = song.lastModified { line("Last-Modified", ResponseText.iso8601(modified)) }
-        if let added = song.added { line("Added", ResponseText.iso8601(added)) }
+        if let modified = song.lastModified { line("Last-Modified", iso8601: modified) }
+        if let added = song.added { line("Added", iso8601: added) }
         if let format = song.format { line("Format", format) }
         for tag in song.orderedTags where enabled.contains(tag.type) { line(tag.type.rawValue, tag.value) }
         if let duration = song.duration {
@@ -23,12 +23,12 @@ extension Response {
         switch entry {
         case let .directory(path, modified):
             line("directory", path)
-            if full, let modified { line("Last-Modified", ResponseText.iso8601(modified)) }
+            if full, let modified { line("Last-Modified", iso8601: modified) }
         case let .song(info):
             if full { song(info, tags: enabled) } else { line("file", info.uri) }
         case let .playlist(info):
             line("playlist", info.name)
-            if full, let modified = info.lastModified { line("Last-Modified", ResponseText.iso8601(modified)) }
+            if full, let modified = info.lastModified { line("Last-Modified", iso8601: modified) }
         }
     }
 

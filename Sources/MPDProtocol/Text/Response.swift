@@ -25,15 +25,34 @@ public struct Response: Sendable, Hashable {
     /// and goes out as the name's raw bytes, as MPD sends them (a name need not be UTF-8).
     public mutating func line(_ key: String, _ value: String) {
         guard !isFull else { return }
-        bytes.append(contentsOf: key.utf8)
-        bytes.append(contentsOf: ": ".utf8)
-        let text = ResponseText.sanitized(value)
-        if key == "file" || key == "directory" {
-            bytes.append(contentsOf: RawPath.bytes(text))
+        append(key)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        // The common case, a value with no line break and no escaped byte, is copied as it is.
+        let plain = !value.utf8.contains { $0 == 0x0A || $0 == 0x0D || $0 == 0xF4 }
+        if plain {
+            append(value)
+        } else if key == "file" || key == "directory" {
+            bytes.append(contentsOf: RawPath.bytes(ResponseText.sanitized(value)))
         } else {
-            bytes.append(contentsOf: text.utf8)
+            append(ResponseText.sanitized(value))
         }
         bytes.append(0x0A)
+    }
+
+    /// Appends `key: ` and a Unix time in ISO 8601 (`2024-05-01T12:00:00Z`), as MPD prints `Last-Modified`.
+    public mutating func line(_ key: String, iso8601 unixTime: Int64) {
+        guard !isFull else { return }
+        append(key)
+        bytes.append(0x3A)
+        bytes.append(0x20)
+        ResponseText.appendISO8601(unixTime, to: &bytes)
+        bytes.append(0x0A)
+    }
+
+    private mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     public mutating func line(_ key: String, _ value: some BinaryInteger) { line(key, String(value)) }
@@ -50,6 +69,13 @@ public struct Response: Sendable, Hashable {
         line("binary", chunk.count)
         bytes.append(contentsOf: chunk)
         bytes.append(0x0A)
+    }
+
+    /// Appends bytes rendered earlier (`ListingCache`), cut at the cap: past it the client is dropped unanswered.
+    public mutating func append(bytes other: [UInt8]) {
+        guard !isFull else { return }
+        let room = limit - bytes.count
+        if other.count <= room { bytes.append(contentsOf: other) } else { bytes.append(contentsOf: other[..<room]) }
     }
 
     /// Appends another response's bytes.

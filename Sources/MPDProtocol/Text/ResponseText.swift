@@ -34,12 +34,43 @@ public enum ResponseText {
 
     /// A Unix time (seconds, UTC) in ISO 8601 as MPD prints `Last-Modified`, e.g. `2024-05-01T12:00:00Z`.
     public static func iso8601(_ unixTime: Int64) -> String {
+        var bytes: [UInt8] = []
+        appendISO8601(unixTime, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `iso8601` written straight into response bytes (a `listallinfo` prints two per song).
+    static func appendISO8601(_ unixTime: Int64, to bytes: inout [UInt8]) {
         var seconds = time_t(unixTime)
         var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "1970-01-01T00:00:00Z" }
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        guard gmtime_r(&seconds, &parts) != nil else {
+            bytes.append(contentsOf: "1970-01-01T00:00:00Z".utf8)
+            return
+        }
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            let value = value
+            // Years past 9999 keep all their digits.
+            while value / divisor >= 10 { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
         let year = Int(parts.tm_year) + 1900
-        return "\(year)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+        if year < 0 { bytes.append(UInt8(ascii: "-")) }
+        digits(abs(year), 1)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2)
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -43,6 +43,8 @@ public struct SongInfo: Sendable, Hashable {
 
     /// Tags sorted by MPD's tag order, values of one type kept in their given order.
     public var orderedTags: [TagValue] {
-        tags.enumerated().sorted { ($0.element.type, $0.offset) < ($1.element.type, $1.offset) }.map(\.element)
+        // Usually already in order (the library lists them so): checked in one pass instead of sorted per song.
+        if zip(tags, tags.dropFirst()).allSatisfy({ $0.type.order <= $1.type.order }) { return tags }
+        return tags.enumerated().sorted { ($0.element.type, $0.offset) < ($1.element.type, $1.offset) }.map(\.element)
     }
 }

@@ -41,8 +41,10 @@ public enum TagType: String, Sendable, Hashable, CaseIterable, Comparable {
         self = match
     }
 
-    /// The position in MPD's tag order.
-    public var order: Int { Self.allCases.firstIndex(of: self)! }
+    /// The position in MPD's tag order (a table: sorting a song's tags used to search `allCases` per comparison).
+    public var order: Int { Self.orders[self]! }
+
+    private static let orders = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($0.element, $0.offset) })
 
     public static func < (lhs: TagType, rhs: TagType) -> Bool { lhs.order < rhs.order }
 }
