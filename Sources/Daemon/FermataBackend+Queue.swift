@@ -82,12 +82,13 @@ extension FermataBackend {
     /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
     /// one by one, as `add` does), and all that succeeded before the first failure are appended with one player call.
     public func appendEach(_ uris: [String]) async -> (added: Int, failure: (any Error)?) {
-        let known = (try? await library.replayGains(paths: uris)) ?? [:]
+        let known = (try? await library.replayGains(paths: uris)) ?? Array(repeating: nil, count: uris.count)
         var files: [SourceFile] = []
+        files.reserveCapacity(uris.count)
         var added = 0
         var failure: (any Error)?
-        for uri in uris {
-            if let gain = known[uri] {
+        for (uri, gain) in zip(uris, known) {
+            if let gain {
                 files.append(SourceFile(uri: uri, replayGain: gain))
             } else {
                 do { files += try await resolveFiles(.uri(uri, recursive: true)) } catch {
@@ -118,7 +119,8 @@ extension FermataBackend {
     /// player actor.
     func queueFiles(_ files: [SourceFile]) async throws -> [(uri: String, replayGain: ReplayGainInfo)] {
         let missing = files.filter { $0.replayGain == nil }.map(\.uri)
-        let known = try await library.replayGains(paths: missing)
+        var known: [String: ReplayGainInfo] = [:]
+        for (uri, gain) in zip(missing, try await library.replayGains(paths: missing)) { known[uri] = gain }
         let unknown = missing.filter { known[$0] == nil }.map { (uri: $0, path: library.musicDirectory + "/" + $0) }
         let read = unknown.isEmpty ? [:] : await BlockingWork.run {
             Dictionary(unknown.map { ($0.uri, (try? TagReader.read(path: $0.path))?.replayGain ?? ReplayGainInfo()) },
@@ -136,7 +138,7 @@ extension FermataBackend {
         switch source {
         case let .uri(uri, _):
             // A file the library knows is there (MPD adds from its database too): no file-system call needed.
-            if !uri.isEmpty, URIValidator.isSafe(uri), let gain = try await library.replayGains(paths: [uri])[uri] {
+            if !uri.isEmpty, URIValidator.isSafe(uri), let gain = try await library.replayGains(paths: [uri]).first ?? nil {
                 return [SourceFile(uri: uri, replayGain: gain)]
             }
             let guarded = musicGuard

@@ -22,9 +22,9 @@ enum QueueSegmentCodec {
         for (index, entry) in entries.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out.append(UInt8(ascii: "["))
-            out.append(contentsOf: String(entry.id).utf8)
+            appendInteger(entry.id, to: &out)
             out.append(UInt8(ascii: ","))
-            out.append(contentsOf: String(entry.version).utf8)
+            appendInteger(Int64(entry.version), to: &out)
             out.append(UInt8(ascii: ","))
             appendString(entry.uri, to: &out)
             let gain = entry.replayGain
@@ -94,8 +94,33 @@ enum QueueSegmentCodec {
         if let value, value.isFinite { out.append(contentsOf: value.description.utf8) } else { out.append(contentsOf: "null".utf8) }
     }
 
+    /// Decimal digits without a `String` per number (10,000 entries, two numbers each).
+    private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
+        if value < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var count = 0
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            out.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
     private static func appendString(_ string: String, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
+        // Most names need no escape: copied whole.
+        if !string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            var string = string
+            string.withUTF8 { out.append(contentsOf: $0) }
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"):

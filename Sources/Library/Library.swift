@@ -106,10 +106,11 @@ public final class Library: Sendable {
         }
     }
 
-    /// The ReplayGain of the tracks at `paths` (relative to the music directory) that the library has, by path (a list
-    /// of `add`s, a stored playlist loaded into the queue), from memory (`QueueFileIndex`).
-    public func replayGains(paths: [String]) async throws -> [String: ReplayGainInfo] {
-        guard !paths.isEmpty else { return [:] }
+    /// The ReplayGain of each of `paths` (relative to the music directory), in their order, nil for a path the
+    /// library does not have (a list of `add`s, a stored playlist loaded into the queue), from memory
+    /// (`QueueFileIndex`).
+    public func replayGains(paths: [String]) async throws -> [ReplayGainInfo?] {
+        guard !paths.isEmpty else { return [] }
         return try await queueIndex().replayGains(paths)
     }
 

@@ -36,12 +36,9 @@ struct QueueFileIndex: Sendable {
         return range.map { (paths[$0], gains[$0]) }
     }
 
-    /// The ReplayGain of each of `paths` the library has.
-    func replayGains(_ wanted: [String]) -> [String: ReplayGainInfo] {
-        var found: [String: ReplayGainInfo] = [:]
-        found.reserveCapacity(wanted.count)
-        for path in wanted { if let position = positions[path] { found[path] = gains[position] } }
-        return found
+    /// The ReplayGain of each of `wanted`, in its order; nil for a path the library does not have.
+    func replayGains(_ wanted: [String]) -> [ReplayGainInfo?] {
+        wanted.map { path in positions[path].map { gains[$0] } }
     }
 
     /// The index of the first path not below `key` in byte order ("0" follows "/": `dir0` ends `dir/…`).

@@ -13,7 +13,7 @@ import NIOCore
 /// A refused `password` is answered only after the `PasswordThrottle`'s delay for this peer, reads held back meanwhile;
 /// the connection's first refusal is logged (with the peer), later ones are not.
 final class MPDClientHandler: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
+    typealias InboundIn = [[UInt8]]
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
@@ -79,8 +79,7 @@ final class MPDClientHandler: ChannelDuplexHandler {
     // MARK: Input
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        var line = unwrapInboundIn(data)
-        waitingLines.append(line.readBytes(length: line.readableBytes) ?? [])
+        waitingLines.append(contentsOf: unwrapInboundIn(data))
         processWaitingLines(context: context)
     }
 

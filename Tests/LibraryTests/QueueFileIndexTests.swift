@@ -35,8 +35,8 @@ import TestSupport
             #expect(try await library.queueFiles(under: directory).map(\.path) == expected, "under \(directory)")
         }
         let gains = try await library.replayGains(paths: awkward + ["not/there.flac"])
-        #expect(gains.count == awkward.count)
-        #expect(gains["Zeta0.flac"]?.trackGain == -2.5)
+        #expect(gains.compactMap { $0 }.count == awkward.count && gains.last! == nil)
+        #expect(gains[2]?.trackGain == -2.5, "Zeta0.flac")
 
         // A scan that adds, changes and removes files: the next answers see it (never the index read before).
         try fixture.addFLAC("Zeta/new.flac", seed: 300, tags: ["REPLAYGAIN_TRACK_GAIN": "-9 dB"])
@@ -47,6 +47,6 @@ import TestSupport
         #expect(try await library.queueFiles(under: "Zeta").map(\.path) == Self.reference(library, under: "Zeta"))
         #expect(try await library.queueFiles(under: "Zeta").map(\.path).contains("Zeta/new.flac"))
         let after = try await library.replayGains(paths: ["Zeta/new.flac", "Zeta0.flac", "Zeta/ß.flac"])
-        #expect(after["Zeta/new.flac"]?.trackGain == -9 && after["Zeta0.flac"]?.trackGain == -7 && after["Zeta/ß.flac"] == nil)
+        #expect(after[0]?.trackGain == -9 && after[1]?.trackGain == -7 && after[2] == nil)
     }
 }
