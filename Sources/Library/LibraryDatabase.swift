@@ -91,6 +91,10 @@ public final class LibraryDatabase: Sendable {
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            // The WAL is cut back to nothing each time it restarts, so writes append instead of overwriting old frames:
+            // a frame (4,120 bytes) covers page-cache pages only partly, and once those pages are evicted every such
+            // write first reads them back from the disk (+10 ms on a 10,000-entry queue edit).
+            try db.execute(sql: "PRAGMA journal_size_limit = 0")
             db.add(function: SearchFunctions.fold)
         }
         return configuration

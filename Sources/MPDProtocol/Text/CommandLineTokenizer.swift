@@ -92,7 +92,7 @@ private struct ByteScanner {
             index += 1
         }
         // Arguments keep their bytes (a file name need not be UTF-8): `RawPath`'s one-to-one text.
-        let value = RawPath.text(bytes[start..<index])
+        let value = bytes.withUnsafeBufferPointer { RawPath.text(UnsafeBufferPointer(rebasing: $0[start..<index])) }
         skipSpaces()
         return value
     }
@@ -103,7 +103,7 @@ private struct ByteScanner {
         let start = index
         while index < bytes.count, bytes[index] != 0x22, bytes[index] != 0x5C { index += 1 }
         if index < bytes.count, bytes[index] == 0x22 {
-            let value = RawPath.text(bytes[start..<index])
+            let value = bytes.withUnsafeBufferPointer { RawPath.text(UnsafeBufferPointer(rebasing: $0[start..<index])) }
             index += 1
             guard atEnd || Self.isSpace(bytes[index]) else {
                 throw .init(message: "Space expected after closing '\"'", inCommandName: false)
