@@ -8,8 +8,8 @@ import Player
 import Synchronization
 
 /// Saves the queue and the player state in the state database, writing as few rows as possible: the queue as runs of
-/// entries (`QueueSegments`: an edit rewrites only the runs it changed) and one row for the player state. Queue edits and state changes commit
-/// with `synchronous=FULL` (durable when the call returns, power cut included). Position checkpoints, the most frequent
+/// entries (`QueueSegments`: an edit rewrites only the runs it changed) and one row for the player state. Queue edits
+/// and state changes commit with `synchronous=FULL` (durable when the call returns, power cut included). Position checkpoints, the most frequent
 /// write, go to a one-sector `PositionFile` beside the database (the database when that file cannot be used); every
 /// save of a position carries a sequence number, and on load the newer of the two wins.
 ///
