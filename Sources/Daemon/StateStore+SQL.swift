@@ -30,9 +30,14 @@ extension StateStore {
         let snapshot = resync ? lastSnapshot : nil
         let seq = sequence
         let pool = database.pool
-        do {
-            // An unstructured task: a cancelled caller (shutdown) must not abandon a write half-way through.
-            try await Task {
+        // Writes run in the order they were planned (the actor is re-entered while one is awaited, and a queue write
+        // is a difference from the one before it); one whose predecessor failed is not applied, except the rewrite of
+        // everything that follows a failure. An unstructured task: a cancelled caller (shutdown) must not abandon a
+        // write half-way through.
+        let previous = lastWrite
+        let work = Task { () async -> (any Error)? in
+            if let failed = await previous?.value, !resync { return failed }
+            do {
                 try await pool.writeWithoutTransaction { db in
                     try db.execute(sql: "PRAGMA synchronous = FULL")
                     defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
@@ -47,8 +52,13 @@ extension StateStore {
                         return .commit
                     }
                 }
-            }.value
-        } catch {
+                return nil
+            } catch {
+                return error
+            }
+        }
+        lastWrite = work
+        if let error = await work.value {
             failedWrites += 1
             if !failing {
                 logger.error("cannot save the player state (\(error)); playing on from memory, retrying at each change")

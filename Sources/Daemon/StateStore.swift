@@ -33,6 +33,9 @@ public actor StateStore: PlayerPersistence {
     /// The newest queue and state handed to the store, for the full rewrite after a failure.
     var lastQueue: PlayQueue?
     var lastSnapshot: PlayerSnapshot?
+    /// The newest write in flight or done (nil: none yet); the next one waits for it (`write`). Its value is the
+    /// error it failed with, nil when it was committed.
+    var lastWrite: Task<(any Error)?, Never>?
     /// Writes a command list's task held back until the list ends (`DeferredWrites`), in order.
     var deferred: [@Sendable (Database) throws -> Void] = []
     /// Writes that failed since start (for `fermata doctor` and tests).
