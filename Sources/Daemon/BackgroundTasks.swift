@@ -14,7 +14,11 @@ struct BackgroundTasks: Service {
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await backend.forwardChanges() }
-            group.addTask { await StateDatabaseOpener.verifyInBackground(library.database, logger: logger) }
+            group.addTask {
+                // It reads every page: not while a restart resumes and answers its first clients.
+                try? await Task.sleep(for: .seconds(2))
+                await StateDatabaseOpener.verifyInBackground(library.database, logger: logger)
+            }
             if scanOnStart {
                 group.addTask {
                     do {

@@ -53,19 +53,29 @@ public struct DaemonRuntime: Sendable {
         // Watched only when the restore plays: the watch polls every 2 ms, for up to 5 s when no frame comes.
         let resumed = await player.status().state == .playing ? Task { await reportFirstFrame(engine) } : nil
         defer { resumed?.cancel() }
-        let rest = try await store.loadQueue()
         let saved = head.snapshot ?? firstStartSnapshot()
-        await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,
-                                  shuffledOrder: rest.shuffledOrder)
-        let summary = "fermatad ready after \(ContinuousClock.now - started): audio to \(made.destination); \(rest.entries.count) queue entries; "
-            + "state in \(database.path); output thread \(engine.schedulingNote)"
-        logger.notice("\(summary)")
+        // The rest of the queue is read while the control port starts: audio already plays from the head, and
+        // commands wait for the whole queue (`FermataBackend.ready`), so no client sees it half restored.
+        let destination = made.destination
+        let restoring = Task { [logger, started] in
+            do {
+                let rest = try await store.loadQueue()
+                await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,
+                                          shuffledOrder: rest.shuffledOrder)
+                let summary = "fermatad ready after \(ContinuousClock.now - started): audio to \(destination); "
+                    + "\(rest.entries.count) queue entries; state in \(database.path); output thread \(engine.schedulingNote)"
+                logger.notice("\(summary)")
+            } catch {
+                logger.error("cannot read the saved queue back (\(error)): serving with its current and next entries only")
+            }
+        }
+        defer { restoring.cancel() }
         let library = Library(database: database, musicDirectory: config.musicDirectory)
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let practice = PracticeRecorder(player: player, store: PracticeStore(database: database),
                                         remember: config.practiceRemember)
-        let backend = FermataBackend(player: player, library: library, playlists: playlists,
-                                         outputs: made.outputs, store: store, logger: logger, practice: practice)
+        let backend = FermataBackend(player: player, library: library, playlists: playlists, outputs: made.outputs,
+                                     store: store, logger: logger, practice: practice, restoring: restoring)
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }

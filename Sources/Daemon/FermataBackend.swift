@@ -30,10 +30,13 @@ public final class FermataBackend: MPDBackend {
     let requestedScan = Mutex(0)
     /// Practice statistics (`practice`); nil when not kept.
     let practice: PracticeRecorder?
+    let restoring: Task<Void, Never>?
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
+    /// `restoring`: the reading back of the saved queue after a restart, which commands wait for (`ready`).
     public init(player: Player, library: Library, playlists: PlaylistStore, outputs: OutputSet, store: StateStore?,
-                logger: Logger, practice: PracticeRecorder? = nil) {
+                logger: Logger, practice: PracticeRecorder? = nil, restoring: Task<Void, Never>? = nil) {
+        self.restoring = restoring
         self.player = player
         self.practice = practice
         self.library = library
@@ -53,10 +56,15 @@ public final class FermataBackend: MPDBackend {
     }
 
     /// Forwards player changes and scan progress to `idle` until cancelled; keeps the library's in-memory index for
-    /// queue adds current (read at start and after each scan, not by the first `add` after them).
+    /// queue adds current (read shortly after start and after each scan, not by the first `add` after them).
     public func forwardChanges() async {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.library.warmQueueIndex() }
+            group.addTask {
+                // Not during the first second: a restart's resume and first answers come first (20,000 tracks take
+                // about 15 ms to read).
+                try? await Task.sleep(for: .seconds(1))
+                await self.library.warmQueueIndex()
+            }
             group.addTask {
                 for await change in self.player.changes {
                     switch change {
@@ -136,6 +144,9 @@ public final class FermataBackend: MPDBackend {
                         databasePlaytime: Int64(stats.playtime),
                         databaseUpdated: Int64(stats.lastScan?.timeIntervalSince1970 ?? 0))
     }
+
+    /// Commands wait until the saved queue is back (a restart opens the control port while it is read).
+    public func ready() async { await restoring?.value }
 
     // MARK: command lists
 

@@ -60,6 +60,10 @@ public protocol MPDBackend: Sendable {
     /// Where recursive `browse` answers may be kept while the library is unchanged; nil (the default): none kept.
     var listingCache: ListingCache? { get }
 
+    /// Returns once the backend can answer about its state (a restart may accept connections while it is still
+    /// reading the saved queue back); every batch waits for it. The default returns at once.
+    func ready() async
+
     /// `listfiles`: every file and directory in a library directory (names relative to it).
     func files(in uri: String) async throws -> [FileEntry]
 
@@ -117,6 +121,8 @@ public protocol MPDBackend: Sendable {
 /// The default for backends that commit each edit on its own (test doubles).
 extension MPDBackend {
     public var listingCache: ListingCache? { nil }
+
+    public func ready() async {}
 
     public func commandList<T>(_ body: () async -> T) async -> T { await body() }
 

@@ -66,6 +66,7 @@ public struct CommandExecutor: Sendable {
     /// Runs `batch` for a client with `client` settings. `outputLimit`: the most bytes the client may still be sent
     /// (the server passes its per-client output limit less what is still pending).
     public func run(_ batch: CommandBatch, client: ClientSettings, outputLimit: Int = .max) async -> BatchResult {
+        await backend.ready()
         guard batch.mode == .single else {
             return await backend.commandList { await runLines(batch, client: client, outputLimit: outputLimit) }
         }

@@ -1,0 +1,49 @@
+import Foundation
+import Glibc
+import Testing
+import TestSupport
+
+/// A restart opens the control port while it still reads the saved queue back (audio starts from the current entry
+/// first); commands wait for the whole queue, so a client that connects at once never sees it half restored.
+@Suite struct EarlyClientTests {
+    @Test func aClientConnectingAtOnceSeesTheWholeQueue() async throws {
+        let dir = try TemporaryDirectory(prefix: "fermata-early")
+        let music = dir.file("music")
+        try FileManager.default.createDirectory(atPath: music, withIntermediateDirectories: true)
+        for track in 0..<4 {
+            let signal = TestSignal.sweep(frames: 22_050 * 4, channels: 1, bits: 16, sampleRate: 22_050, seed: UInt64(track))
+            try FLACFixture.write(path: music + "/\(track).flac", samples: signal, channels: 1, bitsPerSample: 16,
+                                  sampleRate: 22_050, tags: ["TITLE": "t\(track)"])
+        }
+        let state = dir.file("state")
+        let log = dir.file("fermatad.log")
+        let port = TestSocket.freePort()
+        var daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
+        var client = try await daemon.connect()
+        try client.command("update")
+        for _ in 0..<500 where try client.command("status").value("updating_db") != nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        client.send("command_list_begin")
+        for index in 0..<20_000 { client.send("add \"\(index % 4).flac\"") }
+        try client.command("command_list_end")
+        try client.command("play 15000")
+        daemon.terminate()
+
+        for attempt in 0..<3 {
+            daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
+            // Connect as soon as the port is there (every 0.2 ms), and ask at once.
+            var early: MPDLineClient?
+            for _ in 0..<100_000 {
+                early = MPDLineClient(port: port)
+                if early != nil { break }
+                usleep(200)
+            }
+            client = try #require(early, "attempt \(attempt): never connected")
+            let status = try client.command("status")
+            #expect(status.value("playlistlength") == "20000", "attempt \(attempt): \(status)")
+            #expect(status.value("song") == "15000", "attempt \(attempt): \(status)")
+            daemon.terminate()
+        }
+    }
+}
