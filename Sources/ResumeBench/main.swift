@@ -36,6 +36,9 @@ func median(_ values: [Double]) -> Double {
     return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
 }
 
+/// Each daemon's median exec → playing, for the side-by-side line at the end.
+var playMedians: [DaemonUnderTest.Kind: Double] = [:]
+
 for kind in kinds {
     let state = work.file("\(kind)-state")
     let snapshot = work.file("\(kind)-snapshot")
@@ -93,6 +96,7 @@ for kind in kinds {
         rss = "RSS \(procField(process.processIdentifier, "status", "VmRSS")) kB (anonymous \(procField(process.processIdentifier, "status", "RssAnon")) kB)"
         DaemonUnderTest.stop(process)
     }
+    playMedians[kind] = median(playTimes)
     print(String(format: "%@: exec → playing the saved song (protocol): median %.1f ms (min %.1f, max %.1f)",
                  kind.rawValue, median(playTimes) * 1000, (playTimes.min() ?? .nan) * 1000, (playTimes.max() ?? .nan) * 1000))
     if !frameTimes.isEmpty {
@@ -116,4 +120,10 @@ for kind in kinds {
                      written.bytes, ioSeconds, written.perHour / 1e6))
         try measureCheckpointWrites(seconds: ioSeconds, work: work, binaries: binaries)
     }
+}
+
+if let fermata = playMedians[.fermata], let mpd = playMedians[.mpd] {
+    let ratio = fermata / mpd
+    print(String(format: "restart → playing the saved song, side by side: fermatad %.1f ms, MPD %.1f ms = %.2f× (goal ≤ 0.30×: %@)",
+                 fermata * 1000, mpd * 1000, ratio, ratio <= 0.30 ? "PASS" : "MISS"))
 }
