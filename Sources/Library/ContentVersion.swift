@@ -2,8 +2,8 @@ import GRDB
 import Synchronization
 
 /// Counts the commits that changed the library's tracks or directories, so that a cache of library listings can tell
-/// whether it is still current (`Library.contentVersion`). Registered on the state database's writer, through which
-/// every library change goes (scans, the finisher, metadata edits).
+/// whether it is still current (`Library.contentVersion`). One per open database (`LibraryDatabase`), registered on its
+/// writer, through which every library change goes (scans, the finisher, metadata edits).
 ///
 /// GRDB calls it on the writer's queue; `value` may be read from any thread.
 final class ContentVersion: TransactionObserver, Sendable {

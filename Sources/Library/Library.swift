@@ -16,7 +16,6 @@ public final class Library: Sendable {
     /// The music directory (absolute), the root every track path is relative to.
     public let musicDirectory: String
     let scans: ScanCoordinator
-    private let changes = ContentVersion()
     private let keptQueueIndex = Mutex<QueueFileIndex?>(nil)
 
     public init(
@@ -28,13 +27,11 @@ public final class Library: Sendable {
         while root.count > 1, root.hasSuffix("/") { root.removeLast() }
         self.musicDirectory = root
         scans = ScanCoordinator(database: database, root: root, options: options, logger: logger)
-        let changes = changes
-        try? database.pool.write { $0.add(transactionObserver: changes, extent: .databaseLifetime) }
     }
 
     /// A number that changes whenever a commit changes the library's tracks or directories: what a cache of listings
     /// compares (read it before building an answer, keep the answer with it).
-    public var contentVersion: Int { changes.value }
+    public var contentVersion: Int { database.changes.value }
 
     // MARK: Scanning
 

@@ -30,6 +30,9 @@ public final class LibraryDatabase: Sendable {
     public let path: String
     /// Migrations applied by this open (empty when the file was current), for logging.
     public let appliedMigrations: [String]
+    /// Counts the commits that changed tracks or directories (`Library.contentVersion`); registered on the writer
+    /// when the database opens, so no change can come before it.
+    let changes = ContentVersion()
 
     /// Opens (creating if needed) `stateDirectory/library.sqlite` and brings it up to date: the library's
     /// migrations, then those `extraMigrations` appends. A database that records a migration this binary does not
@@ -48,6 +51,8 @@ public final class LibraryDatabase: Sendable {
         self.path = path
         pool = try DatabasePool(path: path, configuration: Self.configuration())
         appliedMigrations = try Self.migrations(extra: extraMigrations).apply(to: pool)
+        let changes = changes
+        pool.writeWithoutTransaction { $0.add(transactionObserver: changes, extent: .databaseLifetime) }
     }
 
     /// Creates `path` and its missing parents (mode 0755); nil when it is a directory now, else what stood in the way
