@@ -85,8 +85,8 @@ fi
 offset27=$(gpiofind GPIO27 | cut -d' ' -f2)
 gpioset --mode=signal "$GPIO_SIM_LABEL" "$offset27=1" &
 holder=$!
-# Debounce 30 ms instead of 10: the driver's bounce is two sysfs writes back to back, which take 1-2 ms under the
-# emulated CPU but can stretch past 10 ms when the host is busy, and a bounce that long is a real second press.
+# Debounce 30 ms instead of 10, as the profile's override (the driver no longer bounces by default: see drive.py's
+# settle; a stalled write can still lengthen an edge, never add one).
 printf '[controls]\ndebounce_ms = 30\n\n[button-ghost]\nline = "GPIO99"\npress = "announce"\n' > "$out/override.toml"
 start pi "$@" ${RAW:+--raw} --board "$boards/rpi-4.toml" --config "$out/override.toml"
 gpioinfo "$GPIO_SIM_LABEL" > "$out/gpioinfo.txt"
