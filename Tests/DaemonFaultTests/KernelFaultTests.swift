@@ -35,8 +35,12 @@ struct KernelFaultTests {
         #expect(restored >= gone && restored < gone + 5, "resumed where it was: \(summary)")
         #expect(later > restored && r["later"]?.last == "play", "and plays on: \(summary)")
         #expect(r["never"] == nil, "\(summary)")
-        #expect(log.components(separatedBy: "audio device lost or absent").count == 2, "one line for the loss: \(log)")
-        #expect(log.components(separatedBy: "audio device back").count == 2, "one line for the return: \(log)")
+        // One line per loss and one per return, never one per retry. Under a slow emulated guest the unbind can take
+        // long enough that a retry reopens the card before it is gone, which is a real loss, return and loss: the
+        // lines must still pair up.
+        let losses = log.components(separatedBy: "audio device lost or absent").count - 1
+        let returns = log.components(separatedBy: "audio device back").count - 1
+        #expect((1...2).contains(losses) && returns == losses, "one line per loss and per return: \(log)")
         #expect(r["exit"] == ["0"], "\(summary)")
     }
 
