@@ -94,22 +94,17 @@ enum QueueSegmentCodec {
         if let value, value.isFinite { out.append(contentsOf: value.description.utf8) } else { out.append(contentsOf: "null".utf8) }
     }
 
-    /// Decimal digits without a `String` per number (10,000 entries, two numbers each).
+    /// Decimal digits without a `String` per number (10,000 entries, two numbers each): written lowest first, then
+    /// turned around in place.
     private static func appendInteger(_ value: Int64, to out: inout [UInt8]) {
         if value < 0 { out.append(UInt8(ascii: "-")) }
+        let start = out.count
         var magnitude = value.magnitude
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var count = 0
-            repeat {
-                buffer[19 - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            } while magnitude > 0
-            out.append(contentsOf: buffer[(20 - count)...])
-        }
+        repeat {
+            out.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[start...].reverse()
     }
 
     private static func appendString(_ string: String, to out: inout [UInt8]) {

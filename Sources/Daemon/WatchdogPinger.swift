@@ -34,8 +34,10 @@ final class WatchdogPinger: Sendable {
     }
 
     private func loop() {
+        // Total for any Duration (the interval is range-checked where WATCHDOG_USEC is read, but this must not trap).
         let (seconds, attoseconds) = interval.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let nanoseconds = seconds < 0 ? 0 : seconds >= Int64(Int.max / 1_000_000_000) ? Int.max
+            : Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         var lastFrames = engine.framesWritten
         while !stopBell.wait(nanoseconds: nanoseconds) {
             let frames = engine.framesWritten

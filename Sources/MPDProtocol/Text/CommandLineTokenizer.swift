@@ -99,24 +99,29 @@ private struct ByteScanner {
 
     private mutating func quoted() throws(CommandLineTokenizer.Failure) -> String {
         index += 1
+        let value = try quotedText()
+        index += 1
+        guard atEnd || Self.isSpace(bytes[index]) else {
+            throw .init(message: "Space expected after closing '\"'", inCommandName: false)
+        }
+        skipSpaces()
+        return value
+    }
+
+    /// The text between the quotes, escapes undone; leaves `index` on the closing quote.
+    private mutating func quotedText() throws(CommandLineTokenizer.Failure) -> String {
         // Most quoted arguments have no backslash: their bytes are taken as they are, without a copy byte by byte.
         let start = index
         while index < bytes.count, bytes[index] != 0x22, bytes[index] != 0x5C { index += 1 }
         if index < bytes.count, bytes[index] == 0x22 {
-            let value = bytes.withUnsafeBufferPointer { RawPath.text(UnsafeBufferPointer(rebasing: $0[start..<index])) }
-            index += 1
-            guard atEnd || Self.isSpace(bytes[index]) else {
-                throw .init(message: "Space expected after closing '\"'", inCommandName: false)
-            }
-            skipSpaces()
-            return value
+            return bytes.withUnsafeBufferPointer { RawPath.text(UnsafeBufferPointer(rebasing: $0[start..<index])) }
         }
         index = start
         var value: [UInt8] = []
         while true {
             guard index < bytes.count else { throw .init(message: "Missing closing '\"'", inCommandName: false) }
             var byte = bytes[index]
-            if byte == 0x22 { break }
+            if byte == 0x22 { return RawPath.text(value) }
             if byte == 0x5C {
                 index += 1
                 guard index < bytes.count else { throw .init(message: "Missing closing '\"'", inCommandName: false) }
@@ -125,11 +130,5 @@ private struct ByteScanner {
             value.append(byte)
             index += 1
         }
-        index += 1
-        guard atEnd || Self.isSpace(bytes[index]) else {
-            throw .init(message: "Space expected after closing '\"'", inCommandName: false)
-        }
-        skipSpaces()
-        return RawPath.text(value)
     }
 }
