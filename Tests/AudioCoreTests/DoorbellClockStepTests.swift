@@ -65,9 +65,7 @@ import TestSupport
             clock_gettime(CLOCK_REALTIME, &now)
             now.tv_sec += step
             try #require(clock_settime(CLOCK_REALTIME, &now) == 0, "clock_settime: errno \(errno)")
-            let giveUp = MonotonicClock.seconds() + Self.giveUpSeconds
-            while outcome.get() == nil && MonotonicClock.seconds() < giveUp { usleep(10_000) }
-            if let (rung, seconds) = outcome.get() {
+            if let (rung, seconds) = outcome.wait(seconds: Self.giveUpSeconds) {
                 let how = rung ? "rung" : "timed out"
                 print("doorbell step \(step) s: \(how) after \(String(format: "%.3f", seconds)) s")
             } else {
@@ -99,9 +97,18 @@ import TestSupport
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     /// The waiter's result, handed to the test's thread.
+    /// The waiter's result, handed over with a signal (no polling).
     final class Outcome: Sendable {
         private let value = Mutex<(rung: Bool, seconds: Double)?>(nil)
-        func set(_ new: (rung: Bool, seconds: Double)) { value.withLock { $0 = new } }
-        func get() -> (rung: Bool, seconds: Double)? { value.withLock { $0 } }
+        private let done = DispatchSemaphore(value: 0)
+        func set(_ new: (rung: Bool, seconds: Double)) {
+            value.withLock { $0 = new }
+            done.signal()
+        }
+        /// The result once set, or nil after `seconds`.
+        func wait(seconds: Double) -> (rung: Bool, seconds: Double)? {
+            _ = done.wait(timeout: .now() + seconds)
+            return value.withLock { $0 }
+        }
     }
 }
