@@ -173,7 +173,8 @@ import TestSupport
         #expect(loaded.shuffledOrder == shuffled.map { EntryID($0 + 10) })
         // The view reads like the old table.
         let database = try StateStore.open(stateDirectory: dir.path)
-        let rows = try database.pool.read { db in
+        // The closure's types are spelled out: Swift 6.2 otherwise picks GRDB's async `read` here.
+        let rows: [Row] = try database.pool.read { (db: Database) throws -> [Row] in
             try Row.fetchAll(db, sql: "SELECT id, uri, version, rg_track_gain, shuffle_key FROM queue_entry ORDER BY sort_key")
         }
         #expect(rows.map { (row: Row) -> Int64 in row["id"] } == expected.map { $0.id })

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -10,6 +11,27 @@ import TestSupport
 
     func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await DeployTests().run(tool, arguments)
+    }
+
+    /// The Debian release and architecture the tests run on (and the programs were built for): this machine's on
+    /// amd64 CI, trixie × arm64 in Tests/Tools/arm64-test-run.sh's emulated root.
+    struct Host {
+        var release: String
+        var arch: String
+        /// The ELF machine readelf names for `arch`, and the other architecture with its ELF machine.
+        var machine: String { arch == "arm64" ? "AArch64" : "X86-64" }
+        var otherArch: String { arch == "arm64" ? "amd64" : "arm64" }
+        var glibc: String { release == "bookworm" ? "2.36" : "2.41" }
+
+        static var current: Host {
+            let osRelease = (try? String(contentsOfFile: "/etc/os-release", encoding: .utf8)) ?? ""
+            let codename = osRelease.split(separator: "\n").first { $0.hasPrefix("VERSION_CODENAME=") }
+                .map { String($0.dropFirst("VERSION_CODENAME=".count)) } ?? "bookworm"
+            var name = utsname()
+            uname(&name)
+            let machine = withUnsafeBytes(of: &name.machine) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            return Host(release: codename == "trixie" ? "trixie" : "bookworm", arch: machine == "aarch64" ? "arm64" : "amd64")
+        }
     }
 
     @Test func alignmentCheckPassesOnTheBuiltProgramsAndFailsOnA4KiBLinkedOne() async throws {
@@ -36,11 +58,13 @@ import TestSupport
     /// architecture.
     @Test func targetCheckPassesTheBuiltProgramsAndRefusesAWrongArchitectureOrANewerGlibc() async throws {
         let built = ["fermatad", "fermata"].map { DeployTests.binaries + "/" + $0 }
-        let good = try await run("/bin/bash", [Self.script, "--check-target", "bookworm", "amd64"] + built)
+        let host = Host.current
+        let good = try await run("/bin/bash", [Self.script, "--check-target", host.release, host.arch] + built)
         #expect(good.status == 0, "\(good.output)")
-        #expect(good.output.components(separatedBy: "(<= 2.36 for bookworm), starts (--help)").count == 3, "\(good.output)")
-        let arm = try await run("/bin/bash", [Self.script, "--check-target", "trixie", "arm64", built[1]])
-        #expect(arm.status == 1 && arm.output.contains("X86-64, not arm64"), "\(arm.output)")
+        #expect(good.output.components(separatedBy: "(<= \(host.glibc) for \(host.release)), starts (--help)").count == 3,
+                "\(good.output)")
+        let other = try await run("/bin/bash", [Self.script, "--check-target", "trixie", host.otherArch, built[1]])
+        #expect(other.status == 1 && other.output.contains("\(host.machine), not \(host.otherArch)"), "\(other.output)")
 
         try #require(FileManager.default.isExecutableFile(atPath: "/usr/bin/cc"), "a C compiler (build-essential)")
         let dir = try TemporaryDirectory(prefix: "fermata-glibc")
@@ -54,7 +78,7 @@ import TestSupport
         let program = try await run("/usr/bin/cc", ["-o", dir.file("newer"), dir.file("main.c"), "-L" + dir.path, "-lfake",
                                                     "-Wl,-rpath," + dir.path])
         try #require(program.status == 0, "\(program.output)")
-        let newer = try await run("/bin/bash", [Self.script, "--check-target", "trixie", "amd64", dir.file("newer")])
+        let newer = try await run("/bin/bash", [Self.script, "--check-target", "trixie", host.arch, dir.file("newer")])
         #expect(newer.status == 1 && newer.output.contains("needs GLIBC_2.99, newer than trixie's 2.41"), "\(newer.output)")
     }
 
