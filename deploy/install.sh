@@ -4,7 +4,8 @@
 #   deploy/install.sh [--board NAME] [--binaries DIR | --from-artifact FILE] [--music DIR] [--dry-run] [--root DIR]
 #   deploy/install.sh --uninstall [--purge-state] [--dry-run] [--root DIR]
 #
-# --board NAME     board profile from boards/ (default: detected from /proc/device-tree/model, else generic-40pin)
+# --board NAME     board profile from boards/ (default: `fermatad --detect-board`, the daemon's own detector, on
+#                  /proc/device-tree/model; else generic-40pin)
 # --binaries DIR   install fermatad and fermata from DIR instead of building them here
 # --from-artifact FILE   install from a tarball made by deploy/build-for-board.sh (binaries, boards, unit); it must
 #                  match this system's Debian release and architecture
@@ -26,7 +27,7 @@ while [ $# -gt 0 ]; do
         --binaries) binaries=$2; shift 2 ;;
         --music) music=$2; shift 2 ;;
         --from-artifact) artifact=$2; shift 2 ;;
-        -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -75,19 +76,8 @@ if [ -n "$artifact" ]; then
     echo "artifact: Fermata $built_version for $built_release/$built_arch"
     project=$top here=$top/deploy binaries=$top/bin
 fi
-if [ -z "$board" ]; then
-    model=$(tr -d '\0' 2>/dev/null < "${root:-}/proc/device-tree/model" || true)
-    case "$model" in
-        *"Raspberry Pi 5"*) board=rpi-5 ;;
-        *"Raspberry Pi 4"*) board=rpi-4 ;;
-        *"Raspberry Pi 3 Model B Plus"*) board=rpi-3b-plus ;;
-        *"Raspberry Pi Zero 2"*) board=rpi-zero-2-w ;;
-        *"Orange Pi"*) board=orangepi-pc ;;
-        *) board=generic-40pin ;;
-    esac
-    echo "board: ${model:-unknown model} → $board (override with --board)"
-fi
-[ -f "$project/boards/$board.toml" ] || { echo "install.sh: no board profile boards/$board.toml" >&2; exit 2; }
+[ -z "$board" ] || [ -f "$project/boards/$board.toml" ] || {
+    echo "install.sh: no board profile boards/$board.toml" >&2; exit 2; }
 
 # 2. Runtime packages (libFLAC and libgpiod sonames differ between bookworm and trixie).
 case "$codename" in
@@ -105,6 +95,26 @@ if [ -z "$binaries" ]; then
     for product in fermatad fermata; do
         run swift build --package-path "$project" -c release --static-swift-stdlib -j 2 --product "$product"
     done
+fi
+# The board: --board, else what fermatad's detector (the daemon's own `board = "auto"` rule: the profile whose
+# `model` prefixes match /proc/device-tree/model) picks from boards/, else generic-40pin.
+if [ -z "$board" ]; then
+    model_file=${root:-}/proc/device-tree/model
+    detect=("$binaries/fermatad" --detect-board --boards "$project/boards" --model-file "$model_file")
+    if [ -x "$binaries/fermatad" ]; then
+        status=0
+        board=$("${detect[@]}" 2>/dev/null) || status=$?
+        case $status in
+            0) how="detected by fermatad --detect-board" ;;
+            1) board=generic-40pin how="no profile's model matches, said fermatad --detect-board" ;;
+            *) echo "install.sh: $binaries/fermatad --detect-board could not run (status $status): pass --board" >&2
+               exit 2 ;;
+        esac
+    else
+        board=generic-40pin how="fermatad is not built yet (dry run); the install asks fermatad --detect-board"
+    fi
+    model=$(tr -d '\0' 2>/dev/null < "$model_file" || true)
+    echo "board: ${model:-unknown model} → $board ($how; override with --board)"
 fi
 run install -m 0755 -D "$binaries/fermatad" "$root/usr/local/bin/fermatad"
 run install -m 0755 -D "$binaries/fermata" "$root/usr/local/bin/fermata"

@@ -25,18 +25,18 @@ public struct BoardProfile: Sendable, Equatable {
     public init() {}
 
     /// Builds a profile from parsed entries: the profile file's first, then the user's overrides.
-    public init(entries: [ProfileEntry]) throws(ProfileError) {
+    public init(entries: [ProfileEntry]) throws(ConfigError) {
         var reader = ProfileReader(entries: entries)
         try reader.read(into: &self)
     }
 
     /// Reads a profile file and applies `overrides` (entries from the user's configuration) on top.
-    public static func load(file: String, overrides: [ProfileEntry] = []) throws(ProfileError) -> BoardProfile {
+    public static func load(file: String, overrides: [ProfileEntry] = []) throws(ConfigError) -> BoardProfile {
         guard let data = FileManager.default.contents(atPath: file) else {
-            throw ProfileError(file: file, line: 0, key: nil, message: "cannot read the board profile")
+            throw ConfigError(file: file, line: 0, key: nil, message: "cannot read the board profile")
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ProfileError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
+            throw ConfigError(file: file, line: 0, key: nil, message: "the file is not valid UTF-8")
         }
         var profile = try BoardProfile(entries: ProfileFile.parse(text, file: file) + overrides)
         if profile.id.isEmpty {
@@ -60,11 +60,20 @@ public struct BoardProfile: Sendable, Equatable {
         return directories.map { $0 + "/" + name }.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// The profile in `directory` whose `model` prefixes match this machine's /proc/device-tree/model (or `model`),
-    /// or nil. Profiles that fail to parse are skipped.
+    /// Where the kernel names the machine (a device-tree board; absent on a PC).
+    public static let modelFile = "/proc/device-tree/model"
+
+    /// The machine's name as the device tree spells it, without the trailing NUL and blanks.
+    public static func machineName(_ model: String) -> String {
+        model.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n "))
+    }
+
+    /// The profile in `directory` whose `model` prefixes match this machine's `modelFile` (or `model`), or nil; the
+    /// longest matching prefix wins. Profiles that fail to parse are skipped. The one board detector: the daemon's
+    /// `board = "auto"`, `fermata gpio-monitor` and `deploy/install.sh` (through `fermatad --detect-board`) all use it.
     public static func detect(in directory: String, model: String? = nil) -> String? {
-        let text = model ?? (try? String(contentsOfFile: "/proc/device-tree/model", encoding: .utf8))
-        guard let machine = text?.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n ")), !machine.isEmpty,
+        let text = model ?? (try? String(contentsOfFile: modelFile, encoding: .utf8))
+        guard let machine = text.map(machineName), !machine.isEmpty,
               let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return nil }
         var best: (file: String, length: Int)?
         for name in names.sorted() where name.hasSuffix(".toml") {

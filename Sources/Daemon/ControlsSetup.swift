@@ -22,9 +22,8 @@ public struct ControlsSetup: Sendable {
             return ControlsSetup(profile: nil, note: "controls: off ([controls] board = \"\(config.board)\")")
         case "auto":
             guard let found = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model) }).first else {
-                let machine = model ?? (try? String(contentsOfFile: "/proc/device-tree/model", encoding: .utf8))
-                let named = machine.map { "\"\($0.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n ")))\"" }
-                    ?? "(no /proc/device-tree/model)"
+                let machine = model ?? (try? String(contentsOfFile: BoardProfile.modelFile, encoding: .utf8))
+                let named = machine.map { "\"\(BoardProfile.machineName($0))\"" } ?? "(no \(BoardProfile.modelFile))"
                 return ControlsSetup(profile: nil, note: "controls: off: no board profile in "
                     + directories.joined(separator: ", ") + " matches this machine \(named); set [controls] board")
             }
@@ -38,13 +37,9 @@ public struct ControlsSetup: Sendable {
             file = named
         }
         let overrides = config.controlsEntries.map { ProfileEntry($0, file: origin) }
-        do {
-            let profile = try BoardProfile.load(file: file, overrides: overrides)
-            let state = profile.controls.enabled ? "" : " (disabled by [controls] enabled = false)"
-            return ControlsSetup(profile: profile, note: "controls: board profile \(file)\(state)")
-        } catch {
-            throw ConfigError(file: error.file, line: error.line, key: error.key, message: error.message)
-        }
+        let profile = try BoardProfile.load(file: file, overrides: overrides)
+        let state = profile.controls.enabled ? "" : " (disabled by [controls] enabled = false)"
+        return ControlsSetup(profile: profile, note: "controls: board profile \(file)\(state)")
     }
 
     /// The line `key` was set on, from its recorded origin ("FILE:LINE"), or 0.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Controls
 import Daemon
 import FermataConfig
 import Foundation
@@ -22,11 +23,29 @@ struct Fermatad: AsyncParsableCommand {
     @Option(help: "Seconds between position saves while playing.") var checkpointInterval: String?
     @Option(help: "Board profile for the buttons and encoder: auto, off, a profile name or a path.") var board: String?
     @Flag(help: "Print the documented default configuration and exit.") var printDefaultConfig = false
+    @Flag(help: ArgumentHelp("Print the board profile matching this machine's /proc/device-tree/model and exit "
+        + "(status 1 when none matches). deploy/install.sh asks this.")) var detectBoard = false
+    @Option(help: ArgumentHelp("With --detect-board: the profiles' folder (default: the installed ones).",
+                               valueName: "dir")) var boards: String?
+    @Option(help: ArgumentHelp("With --detect-board: the model file (default /proc/device-tree/model).",
+                               valueName: "file")) var modelFile: String?
 
     func run() async throws {
         let started = ContinuousClock.now
         if printDefaultConfig {
             print(DaemonConfig.documentedDefaults(), terminator: "")
+            return
+        }
+        if detectBoard {
+            let model = try? String(contentsOfFile: modelFile ?? BoardProfile.modelFile, encoding: .utf8)
+            let directories = boards.map { [$0] } ?? BoardProfile.directories
+            guard let file = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model ?? "") }).first else {
+                let machine = model.map { "\"\(BoardProfile.machineName($0))\"" } ?? "(no model file)"
+                let message = "fermatad: no board profile in \(directories.joined(separator: ", ")) matches \(machine)\n"
+                FileHandle.standardError.write(Data(message.utf8))
+                throw ExitCode(1)
+            }
+            print(URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             return
         }
         let settings: DaemonConfig

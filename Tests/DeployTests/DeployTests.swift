@@ -67,6 +67,30 @@ import TestSupport
         #expect(unknown.output.contains("no board profile boards/toaster.toml"))
     }
 
+    /// Issue 15: the board had two detectors that disagreed — install.sh matched "Orange Pi" anywhere in the model
+    /// and installed the Orange Pi PC's pins on any Orange Pi, while the daemon's `board = "auto"` matched the
+    /// profiles' `model` prefixes and found none. install.sh now asks `fermatad --detect-board`, the daemon's own rule.
+    /// Failed on the old script: an Orange Pi Zero got orangepi-pc.
+    @Test func installerAndDaemonPickTheSameBoard() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.binaries + "/fermatad"))
+        let cases = [("Xunlong Orange Pi PC\0", "orangepi-pc"), ("Xunlong Orange Pi Zero\0", "generic-40pin"),
+                     ("Raspberry Pi 4 Model B Rev 1.5\0", "rpi-4"), ("Raspberry Pi 400 Rev 1.0\0", "rpi-4"),
+                     ("Raspberry Pi 5 Model B Rev 1.0\0", "rpi-5"), ("Raspberry Pi Compute Module 4 Rev 1.1\0", "generic-40pin")]
+        for (model, expected) in cases {
+            let root = try TemporaryDirectory(prefix: "fermata-board")
+            try FileManager.default.createDirectory(atPath: root.file("proc/device-tree"), withIntermediateDirectories: true)
+            try model.write(toFile: root.file("proc/device-tree/model"), atomically: true, encoding: .utf8)
+            let daemon = try await run(Self.binaries + "/fermatad", ["--detect-board", "--boards", Self.project + "/boards",
+                                                                    "--model-file", root.file("proc/device-tree/model")])
+            #expect(daemon.status == (expected == "generic-40pin" ? 1 : 0), "\(model): \(daemon.output)")
+            if expected != "generic-40pin" { #expect(daemon.output == expected + "\n", "\(model)") }
+            let install = try await run("/bin/bash", [Self.project + "/deploy/install.sh", "--dry-run", "--root", root.path,
+                                                      "--binaries", Self.binaries])
+            #expect(install.status == 0, "\(install.output)")
+            #expect(install.output.contains("boards/\(expected).toml"), "\(model) → \(expected): \(install.output)")
+        }
+    }
+
     /// Issue 13: on a fresh clone (nothing built) `--dry-run` ran the unbuilt `.build/release/fermatad` to print its
     /// default configuration and exited 127. A clone of this repository's HEAD (only what is committed, no `.build`)
     /// must dry-run to the end and name the build it would do. Failed with status 127 on the old script.
