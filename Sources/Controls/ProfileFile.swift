@@ -22,32 +22,11 @@ public struct ProfileEntry: Sendable, Equatable {
     }
 }
 
-/// An error in a board profile or in the controls part of a configuration: always the file, the line and the key.
-public struct ProfileError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var key: String?
-    public var message: String
-
-    public init(file: String, line: Int, key: String?, message: String) {
-        self.file = file
-        self.line = line
-        self.key = key
-        self.message = message
-    }
-
-    public var description: String { "\(file):\(line): " + (key.map { "\($0): " } ?? "") + message }
-}
-
 /// Reads board profiles with the configuration file's own parser (`FermataConfig.ConfigFile`), so a profile and
 /// fermata.toml are the same format: `[section]`, `key = value`, quoted strings, numbers, booleans, one-line string
 /// arrays, `#` comments. Pure; any thread.
 public enum ProfileFile {
-    public static func parse(_ text: String, file: String) throws(ProfileError) -> [ProfileEntry] {
-        do {
-            return try ConfigFile.parse(text, file: file).map { ProfileEntry($0, file: file) }
-        } catch {
-            throw ProfileError(file: error.file, line: error.line, key: error.key, message: error.message)
-        }
+    public static func parse(_ text: String, file: String) throws(ConfigError) -> [ProfileEntry] {
+        try ConfigFile.parse(text, file: file).map { ProfileEntry($0, file: file) }
     }
 }

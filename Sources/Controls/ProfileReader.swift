@@ -1,3 +1,4 @@
+import FermataConfig
 /// Turns profile and override entries into a `BoardProfile`: merges them (the last entry for a section and key wins),
 /// checks every key, type and range, and reports the first problem with its file, line and key. Pure; any thread.
 struct ProfileReader {
@@ -14,7 +15,7 @@ struct ProfileReader {
         }
     }
 
-    mutating func read(into profile: inout BoardProfile) throws(ProfileError) {
+    mutating func read(into profile: inout BoardProfile) throws(ConfigError) {
         var controls = ControlsConfig()
         var lineSettings = LineSettings()
         var defaultChip: String?
@@ -50,9 +51,9 @@ struct ProfileReader {
             if let offset = UInt32(text), let defaultChip { return .chip(defaultChip, offset: offset) }
             return LineRef(parsing: text)
         })
-        func claim(_ line: LineRef, by owner: String, _ entry: ProfileEntry?) throws(ProfileError) {
+        func claim(_ line: LineRef, by owner: String, _ entry: ProfileEntry?) throws(ConfigError) {
             if let other = owners[line] {
-                throw ProfileError(file: entry?.file ?? "", line: entry?.line ?? 0, key: nil,
+                throw ConfigError(file: entry?.file ?? "", line: entry?.line ?? 0, key: nil,
                                    message: "\(owner) and \(other) both use \(line)")
             }
             owners[line] = owner
@@ -83,7 +84,7 @@ struct ProfileReader {
         }
         for (chord, entry) in zip(controls.chords, chordEntries) {
             for button in chord.buttons where !controls.buttons.contains(where: { $0.name == button }) {
-                throw ProfileError(file: entry?.file ?? "", line: entry?.line ?? 0, key: "chord-\(chord.name).buttons",
+                throw ConfigError(file: entry?.file ?? "", line: entry?.line ?? 0, key: "chord-\(chord.name).buttons",
                                    message: "no enabled button called '\(button)'")
             }
         }
@@ -102,9 +103,9 @@ private struct Section {
         self.keys = keys
     }
 
-    func fail(_ entry: ProfileEntry?, _ message: String) -> ProfileError {
+    func fail(_ entry: ProfileEntry?, _ message: String) -> ConfigError {
         let any = entry ?? keys.values.min { $0.line < $1.line }
-        return ProfileError(file: any?.file ?? "", line: any?.line ?? 0,
+        return ConfigError(file: any?.file ?? "", line: any?.line ?? 0,
                             key: entry.map { "\(name).\($0.key)" } ?? "[\(name)]", message: message)
     }
 
@@ -113,13 +114,13 @@ private struct Section {
         return keys[key]
     }
 
-    func rejectUnread() throws(ProfileError) {
+    func rejectUnread() throws(ConfigError) {
         if let extra = keys.values.filter({ !used.contains($0.key) }).min(by: { $0.line < $1.line }) {
             throw fail(extra, "unknown key")
         }
     }
 
-    mutating func kindAndName() throws(ProfileError) -> (String, String) {
+    mutating func kindAndName() throws(ConfigError) -> (String, String) {
         for kind in ["button", "encoder", "chord"] {
             for separator in ["-", "."] where name.hasPrefix(kind + separator) && name.count > kind.count + 1 {
                 return (kind, String(name.dropFirst(kind.count + 1)))
@@ -128,13 +129,13 @@ private struct Section {
         throw fail(nil, "unknown section (expected board, controls, button-NAME, encoder-NAME or chord-NAME)")
     }
 
-    mutating func string(_ key: String) throws(ProfileError) -> String? {
+    mutating func string(_ key: String) throws(ConfigError) -> String? {
         guard let entry = take(key) else { return nil }
         guard case let .string(value) = entry.value else { throw fail(entry, "expected a quoted string") }
         return value
     }
 
-    mutating func strings(_ key: String) throws(ProfileError) -> [String]? {
+    mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
         guard let entry = take(key) else { return nil }
         switch entry.value {
         case let .strings(values): return values
@@ -143,20 +144,20 @@ private struct Section {
         }
     }
 
-    mutating func bool(_ key: String) throws(ProfileError) -> Bool? {
+    mutating func bool(_ key: String) throws(ConfigError) -> Bool? {
         guard let entry = take(key) else { return nil }
         guard case let .boolean(value) = entry.value else { throw fail(entry, "expected true or false") }
         return value
     }
 
-    mutating func int(_ key: String, _ range: ClosedRange<Int>) throws(ProfileError) -> Int? {
+    mutating func int(_ key: String, _ range: ClosedRange<Int>) throws(ConfigError) -> Int? {
         guard let entry = take(key) else { return nil }
         guard case let .integer(value) = entry.value else { throw fail(entry, "expected a whole number") }
         guard range.contains(value) else { throw fail(entry, "must be \(range.lowerBound)–\(range.upperBound)") }
         return value
     }
 
-    mutating func action(_ key: String) throws(ProfileError) -> KeyAction?? {
+    mutating func action(_ key: String) throws(ConfigError) -> KeyAction?? {
         guard let entry = take(key) else { return nil }
         guard case let .string(text) = entry.value else { throw fail(entry, "expected an action in quotes") }
         if text == "none" { return .some(nil) }
@@ -168,7 +169,7 @@ private struct Section {
         return .some(action)
     }
 
-    mutating func line(_ key: String, chip: String?) throws(ProfileError) -> LineRef {
+    mutating func line(_ key: String, chip: String?) throws(ConfigError) -> LineRef {
         guard let entry = take(key) else { throw fail(nil, "missing '\(key)' (a line name or CHIP:OFFSET)") }
         switch entry.value {
         case let .string(text):
@@ -182,7 +183,7 @@ private struct Section {
         }
     }
 
-    mutating func settings(default base: LineSettings) throws(ProfileError) -> LineSettings {
+    mutating func settings(default base: LineSettings) throws(ConfigError) -> LineSettings {
         var settings = base
         if let entry = keys["bias"] {
             guard let text = try string("bias"), let bias = LineSettings.Bias(rawValue: text) else {
@@ -194,7 +195,7 @@ private struct Section {
         return settings
     }
 
-    mutating func button(_ item: String, settings: LineSettings, chip: String?) throws(ProfileError) -> ButtonConfig {
+    mutating func button(_ item: String, settings: LineSettings, chip: String?) throws(ConfigError) -> ButtonConfig {
         var button = ButtonConfig(name: item, line: try line("line", chip: chip))
         button.settings = try self.settings(default: settings)
         for gesture in Gesture.allCases {
@@ -210,7 +211,7 @@ private struct Section {
         return button
     }
 
-    mutating func encoder(_ item: String, settings: LineSettings, chip: String?) throws(ProfileError)
+    mutating func encoder(_ item: String, settings: LineSettings, chip: String?) throws(ConfigError)
         -> EncoderConfig {
         var encoder = EncoderConfig(name: item, a: try line("a", chip: chip), b: try line("b", chip: chip),
                                     clockwise: nil, counterClockwise: nil)
@@ -229,7 +230,7 @@ private struct Section {
         return encoder
     }
 
-    mutating func chord(_ item: String) throws(ProfileError) -> ChordConfig {
+    mutating func chord(_ item: String) throws(ConfigError) -> ChordConfig {
         guard let entry = keys["buttons"], let buttons = try strings("buttons") else {
             throw fail(nil, "missing 'buttons' (two button names)")
         }

@@ -35,7 +35,8 @@ public struct ConfigEntry: Sendable, Equatable {
     public var isControlsEntry: Bool { Self.isControlsSection(section) }
 }
 
-/// An error in a configuration file, always with the file, the line and (when known) the key.
+/// An error in a configuration file or a board profile (the same format, read by the same parser), always with the
+/// file, the line and (when known) the key.
 public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
     public var file: String
     public var line: Int

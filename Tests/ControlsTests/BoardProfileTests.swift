@@ -1,4 +1,5 @@
 @testable import Controls
+import FermataConfig
 import Foundation
 import Testing
 
@@ -123,7 +124,7 @@ import Testing
             """, file: "p.toml")
         #expect(entries.map(\.value) == [.string("Pi \"4\""), .strings(["A", "B"]), .integer(10), .boolean(false)])
         #expect(entries.map(\.line) == [3, 4, 6, 7])
-        #expect(throws: ProfileError.self) { try ProfileFile.parse("[a]\nx = 1\nx = 2", file: "p.toml") }
+        #expect(throws: ConfigError.self) { try ProfileFile.parse("[a]\nx = 1\nx = 2", file: "p.toml") }
     }
 
     @Test func lineReferences() {
