@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 import Synchronization
 
@@ -6,22 +7,18 @@ import Synchronization
 /// The scenarios are synchronous and block on sockets, so each concurrent actor of a measurement (the status prober,
 /// the memory sampler, a second hostile client) gets a plain thread. Threads: `join` from one thread, once.
 final class BackgroundWork<Value: Sendable>: Sendable {
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = WorkerThread()
     private let outcome = Mutex<Value?>(nil)
 
     init(name: String, _ body: @escaping @Sendable () -> Value) {
-        let thread = Thread { [self] in
+        thread.start(name: name) { [self] in
             let value = body()
             outcome.withLock { $0 = value }
-            finished.signal()
         }
-        thread.name = name
-        thread.stackSize = 1 << 20
-        thread.start()
     }
 
     func join() -> Value {
-        finished.wait()
+        thread.join()
         return outcome.withLock { $0! }
     }
 }

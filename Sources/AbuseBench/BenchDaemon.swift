@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 import Glibc
 import TestSupport
@@ -75,12 +76,12 @@ final class BenchDaemon {
 
     /// Connects, retrying while the daemon starts (at most `timeout` seconds).
     func connect(timeout: Double = 30) throws -> MPDConnection {
-        let deadline = Monotonic.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         while true {
             do { return try MPDConnection(port: port) } catch {
                 if let exit = exitDescription { throw MPDConnection.Failure(description: "\(kind.rawValue) \(exit)") }
-                guard Monotonic.now() < deadline else { throw error }
-                Monotonic.sleep(0.02)
+                guard MonotonicClock.seconds() < deadline else { throw error }
+                MonotonicClock.sleep(seconds: 0.02)
             }
         }
     }

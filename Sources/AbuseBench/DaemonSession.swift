@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// Runs every scenario against one daemon: starts it, has it scan the library, then for each run and scenario
@@ -27,7 +28,7 @@ struct DaemonSession {
             (figures.scanSeconds, figures.songs) = try scan()
             progress("\(name): library scanned: \(figures.songs ?? 0) songs in \(duration(figures.scanSeconds ?? .nan))")
             try preparePlayback()
-            Monotonic.sleep(1.0)
+            MonotonicClock.sleep(seconds: 1.0)
             figures.idle = MemoryReading.of(daemon.pid)
             // The first ping, so that every scenario's gap has a ping before it (both ping every 5 s).
             if !daemon.watchdog.waitForPing(after: 0, timeout: 6) {
@@ -52,7 +53,7 @@ struct DaemonSession {
                 }
             }
         }
-        let lastEnd = figures.runs.values.flatMap { $0 }.map(\.end).max() ?? Monotonic.now()
+        let lastEnd = figures.runs.values.flatMap { $0 }.map(\.end).max() ?? MonotonicClock.seconds()
         _ = daemon.watchdog.waitForPing(after: lastEnd, timeout: 11)  // closes the last scenario's gap; a rest too
         if daemon.exitDescription == nil { figures.idleAfter = MemoryReading.of(daemon.pid) }
         daemon.stop()
@@ -62,7 +63,7 @@ struct DaemonSession {
         }
         figures.heardWatchdog = daemon.watchdog.heardAnything
         let pings = daemon.watchdog.pingTimes
-        let now = Monotonic.now()
+        let now = MonotonicClock.seconds()
         for (scenario, list) in figures.runs {
             figures.runs[scenario] = list.map { result in
                 var result = result
@@ -95,9 +96,9 @@ struct DaemonSession {
         }
         let before = MemoryReading.of(daemon.pid)
         let memory = MemoryWatch(pid: daemon.pid)
-        let start = Monotonic.now()
+        let start = MonotonicClock.seconds()
         let outcome = scenario.load(port: daemon.port, uris: uris)
-        let end = Monotonic.now()
+        let end = MonotonicClock.seconds()
         let seen = probe.finish()
         let peaks = memory.finish()
         var result = RunFigures(outcome: outcome, peaks: peaks, before: before, status: seen, start: start, end: end)
@@ -122,18 +123,18 @@ struct DaemonSession {
     /// `update`, then waits until the daemon says it is done. Returns the seconds and the songs it found.
     private func scan() throws -> (Double, Int) {
         let control = try daemon.connect()
-        let start = Monotonic.now()
+        let start = MonotonicClock.seconds()
         try control.command("update")
         var songs = 0
         var lastChange = start
-        while Monotonic.now() - start < 300 {
+        while MonotonicClock.seconds() - start < 300 {
             let counted = Int(try control.command("stats").value("songs") ?? "") ?? 0
             let updating = try control.command("status").value("updating_db") != nil
-            if counted != songs { (songs, lastChange) = (counted, Monotonic.now()) }
-            if !updating && (songs >= uris.count || Monotonic.now() - lastChange > 3) { break }
-            Monotonic.sleep(0.02)
+            if counted != songs { (songs, lastChange) = (counted, MonotonicClock.seconds()) }
+            if !updating && (songs >= uris.count || MonotonicClock.seconds() - lastChange > 3) { break }
+            MonotonicClock.sleep(seconds: 0.02)
         }
-        return (Monotonic.now() - start, songs)
+        return (MonotonicClock.seconds() - start, songs)
     }
 
     /// An empty queue but for one track, repeated on its own (`repeat` + `single`), playing.
@@ -144,10 +145,10 @@ struct DaemonSession {
         try control.command("repeat 1")
         try control.command("single 1")
         try control.command("play 0")
-        let deadline = Monotonic.now() + 10
+        let deadline = MonotonicClock.seconds() + 10
         while try control.command("status").value("state") != "play" {
-            guard Monotonic.now() < deadline else { throw MPDConnection.Failure(description: "never reached play") }
-            Monotonic.sleep(0.01)
+            guard MonotonicClock.seconds() < deadline else { throw MPDConnection.Failure(description: "never reached play") }
+            MonotonicClock.sleep(seconds: 0.01)
         }
     }
 

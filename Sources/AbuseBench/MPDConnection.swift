@@ -1,3 +1,4 @@
+import AudioCore
 import Glibc
 import TestSupport
 
@@ -92,7 +93,7 @@ final class MPDConnection {
     /// Reads one answer: up to its `OK` or `ACK` line, the server closing, or `timeout` seconds. With `collect`
     /// false only the bytes are counted (for answers of hundreds of megabytes).
     func read(collect: Bool, timeout: Double, greeting: Bool = false) -> Answer {
-        let deadline = Monotonic.now() + timeout
+        let deadline = MonotonicClock.seconds() + timeout
         var answer = Answer(end: .timedOut, bytes: 0, lines: [])
         if !leftover.isEmpty {
             let pending = leftover
@@ -100,7 +101,7 @@ final class MPDConnection {
             let done = pending.withUnsafeBytes { scan($0, into: &answer, collect: collect, greeting: greeting) }
             if done { return answer }
         }
-        while Monotonic.now() < deadline {
+        while MonotonicClock.seconds() < deadline {
             let n = Glibc.read(fd, chunk.baseAddress, chunk.count)
             if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) { continue }
             if n <= 0 {

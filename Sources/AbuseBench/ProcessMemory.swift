@@ -1,3 +1,4 @@
+import AudioCore
 import Glibc
 
 /// Memory figures of one process from /proc/PID/status, in KiB.
@@ -77,7 +78,7 @@ struct MemoryWatch {
                     peaks.rss = max(peaks.rss, reading.rss)
                     peaks.anon = max(peaks.anon, reading.anon)
                 }
-                Monotonic.sleep(0.005)
+                MonotonicClock.sleep(seconds: 0.005)
             } while !stop.isRaised
             return peaks
         }

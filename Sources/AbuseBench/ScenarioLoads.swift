@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// The loads themselves: each opens its own connection(s) first, so connecting is not timed.
@@ -25,10 +26,10 @@ extension Scenario {
     /// One request on one connection; anything but `OK` is a failure.
     private func single(port: Int, request: String) throws -> LoadOutcome {
         let connection = try MPDConnection(port: port)
-        let start = Monotonic.now()
+        let start = MonotonicClock.seconds()
         let sent = connection.send(request)
         let answer = connection.read(collect: false, timeout: timeout)
-        let seconds = Monotonic.now() - start
+        let seconds = MonotonicClock.seconds() - start
         guard answer.end == .ok else {
             return LoadOutcome(seconds: seconds, note: describe(answer.end, sent: sent), failed: true,
                                timedOut: answer.end == .timedOut)
@@ -47,7 +48,7 @@ extension Scenario {
                 gate.arriveAndWait()
                 let sent = connection.send(request)
                 let answer = connection.read(collect: false, timeout: limit)
-                return (answer.end, sent, Monotonic.now())
+                return (answer.end, sent, MonotonicClock.seconds())
             }
         }
         let start = gate.openedAt()
@@ -72,10 +73,10 @@ extension Scenario {
     /// the connection at its output limit is an expected end, recorded with the bytes that came first.
     private func flood(port: Int, request: String) throws -> LoadOutcome {
         let connection = try MPDConnection(port: port)
-        let start = Monotonic.now()
+        let start = MonotonicClock.seconds()
         connection.send(request)
         let answer = connection.read(collect: false, timeout: timeout)
-        let seconds = Monotonic.now() - start
+        let seconds = MonotonicClock.seconds() - start
         let size = answer.bytes < 100_000 ? "\(answer.bytes) bytes" : String(format: "%.1f MB", Double(answer.bytes) / 1e6)
         switch answer.end {
         case .ok: return LoadOutcome(seconds: seconds, note: "answered in full: \(size)")
@@ -119,7 +120,7 @@ final class StartGate: Sendable {
     /// Waits for every party, opens the gate and returns the moment it opened.
     func openedAt() -> Double {
         for _ in 0..<parties { arrived.wait() }
-        let now = Monotonic.now()
+        let now = MonotonicClock.seconds()
         for _ in 0..<parties { open.signal() }
         return now
     }

@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 
 /// The bystander of every scenario: a second client that sends `status` in a loop (2 ms apart) on its own connection
@@ -29,9 +30,9 @@ struct StatusProbe {
             let connection = box.take()
             var seen = Seen(worst: nil, answered: 0, failure: nil)
             repeat {
-                let start = Monotonic.now()
+                let start = MonotonicClock.seconds()
                 let answer = connection.request("status", timeout: 60)
-                let latency = Monotonic.now() - start
+                let latency = MonotonicClock.seconds() - start
                 guard answer.end == .ok else {
                     seen.failure = "status: \(answer.end) after \(String(format: "%.1f", latency)) s"
                     seen.worst = max(seen.worst ?? 0, latency)
@@ -40,7 +41,7 @@ struct StatusProbe {
                 seen.worst = max(seen.worst ?? 0, latency)
                 seen.answered += 1
                 seen.states.insert(answer.value("state") ?? "none")
-                Monotonic.sleep(0.002)
+                MonotonicClock.sleep(seconds: 0.002)
             } while !stop.isRaised
             return seen
         }

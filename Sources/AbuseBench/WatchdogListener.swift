@@ -1,3 +1,4 @@
+import AudioCore
 import Glibc
 import Synchronization
 
@@ -52,7 +53,7 @@ final class WatchdogListener: Sendable {
             while !stop.isRaised {
                 let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
                 guard n > 0 else { continue }
-                let now = Monotonic.now()
+                let now = MonotonicClock.seconds()
                 let text = String(decoding: buffer[0..<n], as: UTF8.self)
                 if text.split(separator: "\n").contains("WATCHDOG=1") { pings.withLock { $0.append(now) } }
                 messages.withLock { $0.append(text) }
@@ -71,10 +72,10 @@ final class WatchdogListener: Sendable {
 
     /// Waits (at most `timeout` seconds) for a ping later than `time`; true when one came.
     func waitForPing(after time: Double, timeout: Double) -> Bool {
-        let deadline = Monotonic.now() + timeout
-        while Monotonic.now() < deadline {
+        let deadline = MonotonicClock.seconds() + timeout
+        while MonotonicClock.seconds() < deadline {
             if let last = pings.withLock({ $0.last }), last > time { return true }
-            Monotonic.sleep(0.05)
+            MonotonicClock.sleep(seconds: 0.05)
         }
         return false
     }

@@ -1,3 +1,4 @@
+import AudioCore
 import Glibc
 
 /// Writes raw PCM into a named pipe, as snapserver's `pipe://` source reads it. Creates the FIFO when missing and keeps
@@ -58,9 +59,7 @@ public final class FIFOWriter: TapWriter {
     public func write(_ bytes: UnsafeRawBufferPointer) -> Int? {
         guard fd >= 0 else { return nil }
         let n = Glibc.write(fd, bytes.baseAddress, bytes.count)
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        let nanoseconds = now.tv_sec * 1_000_000_000 + now.tv_nsec
+        let nanoseconds = Int(truncatingIfNeeded: MonotonicClock.nanoseconds())
         if n > 0 {
             if stalled { log("\(label): a reader is reading") }
             stalled = false

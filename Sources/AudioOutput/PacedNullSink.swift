@@ -25,7 +25,7 @@ public final class PacedNullSink: AudioSink {
         self.periodFrames = periodFrames
         bufferFrames = periodFrames * periods
         buffered = 0
-        stamp = Self.now()
+        stamp = MonotonicClock.seconds()
         paused = false
         isOpen = true
         return requested
@@ -40,7 +40,7 @@ public final class PacedNullSink: AudioSink {
         if space < needed && !paused {
             // Sleep until the whole chunk fits (plus a little, so rounding never leaves it a frame short and the
             // output thread does not come back for crumbs): one wake-up per period, as with a sound card.
-            Self.sleep(seconds: (needed - space) / Double(rate) + 0.0002)
+            MonotonicClock.sleep(seconds: (needed - space) / Double(rate) + 0.0002)
             advance()
             space = Double(bufferFrames) - buffered
         }
@@ -58,12 +58,12 @@ public final class PacedNullSink: AudioSink {
 
     public func drop() {
         buffered = 0
-        stamp = Self.now()
+        stamp = MonotonicClock.seconds()
     }
 
     public func drain() {
         advance()
-        Self.sleep(seconds: buffered / Double(rate))
+        MonotonicClock.sleep(seconds: buffered / Double(rate))
         buffered = 0
     }
 
@@ -73,21 +73,8 @@ public final class PacedNullSink: AudioSink {
     }
 
     private func advance() {
-        let now = Self.now()
+        let now = MonotonicClock.seconds()
         if !paused { buffered = max(0, buffered - (now - stamp) * Double(rate)) }
         stamp = now
-    }
-
-    private static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    private static func sleep(seconds: Double) {
-        guard seconds > 0 else { return }
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - Double(Int(seconds))) * 1e9))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 }

@@ -77,7 +77,7 @@ public final class SwitchableSink: AudioSink {
             usingPrimary = false
             return
         }
-        let now = Self.monotonicNanoseconds()
+        let now = Int(truncatingIfNeeded: MonotonicClock.nanoseconds())
         guard now >= nextAttempt else { return }
         nextAttempt = now + 1_000_000_000
         guard let actual = try? primary.open(opened.format, periodFrames: opened.periodFrames, periods: opened.periods),
@@ -93,10 +93,4 @@ public final class SwitchableSink: AudioSink {
 
     /// Whether the primary device is the one playing now (false while switched off or refused).
     public var primaryActive: Bool { usingPrimary && current.isOpen }
-
-    private static func monotonicNanoseconds() -> Int {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
-    }
 }

@@ -73,10 +73,3 @@ public final class PipeEdgeSource: EdgeSource {
         _ = Glibc.close(fd)
     }
 }
-
-/// CLOCK_MONOTONIC in nanoseconds: the clock of GPIO edge timestamps and of the GPIO thread's timer.
-public func monotonicNanoseconds() -> UInt64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
-}

@@ -1,3 +1,4 @@
+import AudioCore
 import CGPIOShim
 import Logging
 
@@ -64,7 +65,7 @@ extension InputReactor {
                 if fds[timerSlot].revents & Int16(POLLIN) != 0 {
                     fgpio_timer_clear(timer)
                     armed = 0
-                    events += engine.advance(to: monotonicNanoseconds())
+                    events += engine.advance(to: MonotonicClock.nanoseconds())
                 }
                 for event in events { continuation.yield(event) }
                 events.removeAll(keepingCapacity: true)

@@ -1,3 +1,4 @@
+import AudioCore
 import Controls
 import FermataCore
 import Foundation
@@ -19,7 +20,7 @@ struct BenchMonitor {
             overrides = try ProfileFile.parse(String(contentsOfFile: config, encoding: .utf8), file: config)
         }
         let profile = try BoardProfile.load(file: board, overrides: overrides)
-        let started = monotonicNanoseconds()
+        let started = MonotonicClock.nanoseconds()
         let library = GPIOInputService.libraryDescription(debounceMs: profile.controls.debounceMs)
         emit("  0.000000  fermata-controls-bench monitor: \(library); board \(profile.name)")
         let service = GPIOInputService(config: profile.controls, player: NullPlayer(), logger: Logger(label: "bench"),

@@ -1,3 +1,4 @@
+import AudioCore
 import Controls
 import Foundation
 
@@ -49,7 +50,7 @@ final class BenchRig: Sendable {
             _ = text.withCString { write(fd, $0, strlen($0)) }
             close(fd)
         } else {
-            let bytes = PipeEdgeSource.record(RawEdge(line: index, level: pressed, time: monotonicNanoseconds()))
+            let bytes = PipeEdgeSource.record(RawEdge(line: index, level: pressed, time: MonotonicClock.nanoseconds()))
             _ = bytes.withUnsafeBytes { write(pipeWrite, $0.baseAddress, $0.count) }
         }
     }

@@ -41,11 +41,11 @@ enum CPUBenchmark {
         let ids = await player.add(paths: [path])
         if tempoPercent != 100 { try await player.perform(.setTempo(percent: tempoPercent)) }
         let before = processCPUSeconds()
-        let wall = monotonicNanoseconds()
+        let wall = MonotonicClock.nanoseconds()
         try await player.perform(.playEntry(ids[0]))
         await player.waitUntilStopped()
         let cpu = processCPUSeconds() - before
-        let elapsed = Double(monotonicNanoseconds() - wall) / 1e9
+        let elapsed = Double(MonotonicClock.nanoseconds() - wall) / 1e9
         let written = engine.framesWritten
         engine.shutdown()
         _ = await events.value

@@ -31,7 +31,7 @@ final class InstrumentedSink: AudioSink, @unchecked Sendable {
         for frame in 0..<n {
             let index = Int64(samples[frame * 2]) | Int64(samples[frame * 2 + 1]) << 16
             if index != lastIndex + 1 {
-                jumpTime = monotonicNanoseconds()
+                jumpTime = MonotonicClock.nanoseconds()
                 jumpIndex = index
             }
             lastIndex = index
@@ -40,17 +40,11 @@ final class InstrumentedSink: AudioSink, @unchecked Sendable {
     }
 
     func pause(_ on: Bool) -> Bool {
-        if on { pauseTime = monotonicNanoseconds() }
+        if on { pauseTime = MonotonicClock.nanoseconds() }
         return inner.pause(on)
     }
 
     func drop() { inner.drop() }
     func drain() { inner.drain() }
     var delayFrames: Int { inner.delayFrames }
-}
-
-func monotonicNanoseconds() -> UInt64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }

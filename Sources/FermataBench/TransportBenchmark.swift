@@ -31,11 +31,11 @@ enum TransportBenchmark {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<commands {
             let target = Int64.random(in: 44_100...(Int64(frames) - 441_000), using: &generator)
-            let started = monotonicNanoseconds()
+            let started = MonotonicClock.nanoseconds()
             try await player.perform(.seek(seconds: Double(target) / 44_100))
             let deadline = started + 1_000_000_000
             while sink.jumpTime < started || abs(sink.jumpIndex - target) > 1 {
-                if monotonicNanoseconds() > deadline { break }
+                if MonotonicClock.nanoseconds() > deadline { break }
                 try await Task.sleep(for: .microseconds(200))
             }
             if abs(sink.jumpIndex - target) <= 1 { seekLatencies.append(Double(sink.jumpTime - started) / 1e6) }
@@ -43,9 +43,9 @@ enum TransportBenchmark {
         }
         var pauseLatencies: [Double] = []
         for _ in 0..<commands {
-            let started = monotonicNanoseconds()
+            let started = MonotonicClock.nanoseconds()
             try await player.perform(.pause)
-            while sink.pauseTime < started && monotonicNanoseconds() < started + 1_000_000_000 {
+            while sink.pauseTime < started && MonotonicClock.nanoseconds() < started + 1_000_000_000 {
                 try await Task.sleep(for: .microseconds(200))
             }
             if sink.pauseTime >= started { pauseLatencies.append(Double(sink.pauseTime - started) / 1e6) }

@@ -28,7 +28,7 @@ final class OutputLoop {
     private var rampStep = 0.0
     private let scratch: UnsafeMutableRawPointer
     private static let scratchFrames = 8192
-    private static let maxFrameBytes = 8 * 4
+    private static let maxFrameBytes = AudioFormat.maxBytesPerFrame
 
     init(shared: EngineShared, sink: any AudioSink, config: EngineConfig, taps: [OutputTap] = []) {
         self.shared = shared
@@ -86,7 +86,7 @@ final class OutputLoop {
             cursor += n * bytesPerFrame
             if n > 0 { for tap in taps { tap.feed(scratch, frames: n, format: format) } }
             if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
-                shared.firstFrameNanoseconds.store(Self.monotonicNanoseconds(), ordering: .relaxed)
+                shared.firstFrameNanoseconds.store(Int(truncatingIfNeeded: MonotonicClock.nanoseconds()), ordering: .relaxed)
             }
         case .recovered:
             emit(.underrun, entry: -1)
@@ -224,13 +224,6 @@ final class OutputLoop {
         hardwarePaused = false
         emit(.deviceRestored, entry: -1)
         publishPosition()
-    }
-
-    /// CLOCK_MONOTONIC in nanoseconds (vDSO: no system call, no allocation).
-    static func monotonicNanoseconds() -> Int {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return ts.tv_sec * 1_000_000_000 + ts.tv_nsec
     }
 
     private func periodFrames(_ format: AudioFormat) -> Int {

@@ -46,7 +46,7 @@ final class TapDrain {
 
     func run(_ c: TapShared) {
         while !c.stopping.load(ordering: .acquiring) {
-            let now = OutputLoop.monotonicNanoseconds()
+            let now = Int(truncatingIfNeeded: MonotonicClock.nanoseconds())
             let ready = writer.service(nowNanoseconds: now)
             c.connected.store(ready && writer.isReading, ordering: .relaxed)
             reportDrops(c, now: now)

@@ -68,12 +68,6 @@ struct DaemonUnderTest {
     }
 }
 
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
-
 /// `key: value` from /proc/PID/status or /proc/PID/io.
 func procField(_ pid: Int32, _ file: String, _ key: String) -> Int {
     let text = (try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8)) ?? ""

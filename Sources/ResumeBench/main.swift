@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 import Glibc
 import TestSupport
@@ -46,7 +47,7 @@ for kind in kinds {
     let daemon = DaemonUnderTest(kind: kind, binaries: binaries, music: library, state: state, port: TestSocket.freePort())
     var process = try daemon.start()
     var client = try daemon.connect(interval: 20_000)
-    let scanStart = monotonicSeconds()
+    let scanStart = MonotonicClock.seconds()
     try client.command("update")
     while true {
         let songs = Int(try client.command("stats").value("songs") ?? "") ?? 0
@@ -54,14 +55,14 @@ for kind in kinds {
         if songs == uris.count && !updating { break }
         usleep(20_000)
     }
-    let scanSeconds = monotonicSeconds() - scanStart
-    let addStart = monotonicSeconds()
+    let scanSeconds = MonotonicClock.seconds() - scanStart
+    let addStart = MonotonicClock.seconds()
     for chunk in stride(from: 0, to: queueLength, by: 1000) {
         client.send("command_list_begin")
         for i in chunk..<min(chunk + 1000, queueLength) { client.send("add \"\(uris[i % uris.count])\"") }
         try client.command("command_list_end")
     }
-    let addSeconds = monotonicSeconds() - addStart
+    let addSeconds = MonotonicClock.seconds() - addStart
     let savedSong = queueLength / 2 + 123
     try client.command("play \(savedSong)")
     usleep(300_000)
@@ -78,16 +79,16 @@ for kind in kinds {
     for _ in 0..<reps {
         try FileManager.default.removeItem(atPath: state)
         try FileManager.default.copyItem(atPath: snapshot, toPath: state)
-        let t0 = monotonicSeconds()
+        let t0 = MonotonicClock.seconds()
         process = try daemon.start()
         client = try daemon.connect(interval: 500)
         while true {
             let status = try client.command("status")
             if status.value("state") == "play", status.value("song") == String(savedSong) { break }
-            if monotonicSeconds() - t0 > 60 { print("\(kind): never reached play"); break }
+            if MonotonicClock.seconds() - t0 > 60 { print("\(kind): never reached play"); break }
             usleep(500)
         }
-        playTimes.append(monotonicSeconds() - t0)
+        playTimes.append(MonotonicClock.seconds() - t0)
         usleep(300_000)
         let log = (try? String(contentsOfFile: state + "/stderr.log", encoding: .utf8)) ?? ""
         if let range = log.range(of: "monotonic_ns="), let ns = Int(log[range.upperBound...].prefix { $0.isNumber }) {

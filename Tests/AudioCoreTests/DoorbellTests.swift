@@ -20,12 +20,3 @@ import Testing
         #expect(!bell.wait(nanoseconds: 0) && !bell.wait(nanoseconds: -5), "no time: an immediate answer")
     }
 }
-
-/// CLOCK_MONOTONIC in seconds, for measuring waits the way the Doorbell now times them. Any thread.
-enum MonotonicClock {
-    static func seconds() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
-}

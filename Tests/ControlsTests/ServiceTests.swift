@@ -1,4 +1,5 @@
 @testable import Controls
+import AudioCore
 import FermataCore
 import Foundation
 import Logging
@@ -35,7 +36,7 @@ actor RecordingPlayer: PlayerControl {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread {
                 for edge in edges {
-                    let now = monotonicNanoseconds()
+                    let now = MonotonicClock.nanoseconds()
                     if edge.time > now { usleep(UInt32((edge.time - now) / 1000)) }
                     let bytes = PipeEdgeSource.record(edge)
                     _ = bytes.withUnsafeBytes { Foundation.write(fd, $0.baseAddress, $0.count) }
@@ -62,7 +63,7 @@ actor RecordingPlayer: PlayerControl {
             observer: { event in seen.withLock { $0.append(event) } })
         let task = Task { try await service.run() }
         // Edge times near now, so the timer deadlines (debounce, long press) are real and short.
-        let t0 = monotonicNanoseconds()
+        let t0 = MonotonicClock.nanoseconds()
         let ms: UInt64 = 1_000_000
         await Self.write(writeEnd, [
             RawEdge(line: line("GPIO13"), level: true, time: t0), // mode: repeat-cycle on release

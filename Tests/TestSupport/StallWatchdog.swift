@@ -1,3 +1,4 @@
+import AudioCore
 import Glibc
 import Synchronization
 
@@ -31,9 +32,5 @@ public final class StallWatchdog: Sendable {
         return true
     }
 
-    private static func now() -> Int {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return time.tv_sec * 1_000_000_000 + time.tv_nsec
-    }
+    private static func now() -> Int { Int(truncatingIfNeeded: MonotonicClock.nanoseconds()) }
 }
