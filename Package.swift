@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "fermatad",
             dependencies: [
-                "Daemon", "FermataConfig",
+                "Daemon", "FermataConfig", "Controls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -95,9 +95,9 @@ let package = Package(
             ],
             linkerSettings: boardPageAlignment
         ),
-        .executableTarget(name: "ResumeBench", dependencies: ["TestSupport"]),
+        .executableTarget(name: "ResumeBench", dependencies: ["AudioCore", "TestSupport"]),
         // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
-        .executableTarget(name: "AbuseBench", dependencies: ["TestSupport", "MPDProtocol"]),
+        .executableTarget(name: "AbuseBench", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
         .executableTarget(
             name: "FermataBench",
             dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
@@ -136,13 +136,13 @@ let package = Package(
         .target(
             name: "Controls",
             dependencies: [
-                "CGPIOShim", "FermataCore", "FermataConfig",
+                "AudioCore", "CGPIOShim", "FermataCore", "FermataConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
-            name: "ControlsBench", dependencies: ["Controls", .product(name: "Logging", package: "swift-log")]
+            name: "ControlsBench", dependencies: ["AudioCore", "Controls", .product(name: "Logging", package: "swift-log")]
         ),
 
         .target(
@@ -154,7 +154,7 @@ let package = Package(
         // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
         .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataCore", "TestSupport"]),
+        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataConfig", "FermataCore", "TestSupport"]),
         // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
         .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
         .testTarget(

@@ -56,15 +56,6 @@ void fgpio_timer_clear(int fd) {
     (void)n;
 }
 
-void fgpio_name_thread(const char *name) {
-    pthread_setname_np(pthread_self(), name);
-}
-
-int fgpio_thread_realtime(int priority) {
-    struct sched_param param = { .sched_priority = priority };
-    return pthread_setschedparam(pthread_self(), SCHED_FIFO, &param);
-}
-
 // ---- chip scan (shared) ----
 
 static int is_chip_entry(const struct dirent *entry) {

@@ -1,3 +1,4 @@
+import AudioCore
 import CGPIOShim
 import Foundation
 import Logging
@@ -62,10 +63,7 @@ final class InputReactor: TaskExecutor, Sendable {
     }
 
     func start() {
-        let thread = Thread { [self] in main() }
-        thread.name = "fermata-gpio"
-        thread.stackSize = 512 * 1024
-        thread.start()
+        WorkerThread.detached(name: "fermata-gpio") { [self] in main() }
     }
 
     /// Asks the thread to release the lines and finish the stream (it keeps running queued jobs).
@@ -121,7 +119,6 @@ final class InputReactor: TaskExecutor, Sendable {
     var wakeDescriptor: Int32 { control.withLock { $0.wake } ?? -1 }
 
     private func main() {
-        fgpio_name_thread("fermata-gpio")
         let sources: [any EdgeSource]
         let userDebounce: Bool
         switch input {
@@ -133,9 +130,7 @@ final class InputReactor: TaskExecutor, Sendable {
             userDebounce = debounce
         }
         if realtimePriority > 0, !sources.isEmpty {
-            let refused = fgpio_thread_realtime(Int32(realtimePriority))
-            let note = refused == 0 ? "SCHED_FIFO \(realtimePriority)"
-                : "normal priority (SCHED_FIFO \(realtimePriority) refused: \(String(cString: strerror(refused))))"
+            let note = WorkerThread.apply(.realtime(Int32(clamping: realtimePriority)))
             logger.info("controls: GPIO thread at \(note)")
         }
         var levels = Array(repeating: false, count: keymap.lines.count)
@@ -145,7 +140,7 @@ final class InputReactor: TaskExecutor, Sendable {
         var engine = ControlEngine(keymap: keymap, userDebounce: userDebounce, levels: levels)
         var opened = sources.reduce(0) { $0 + (($1 as? GPIORequestSource)?.lines.count ?? 0) }
         if case .records = input { opened = keymap.lines.count }
-        continuation.yield(.ready(opened: opened, of: keymap.lines.count, at: monotonicNanoseconds()))
+        continuation.yield(.ready(opened: opened, of: keymap.lines.count, at: MonotonicClock.nanoseconds()))
         loop(sources: sources, engine: &engine)
         control.withLock { state in
             if let fd = state.wake { _ = Glibc.close(fd) }

@@ -1,3 +1,4 @@
+import AudioCore
 import Controls
 import Foundation
 import Logging
@@ -34,7 +35,7 @@ struct IdleBenchmark {
         defer { task.cancel() }
         // Wait for the service and touch every control once (so a lazily armed timer would show) off the pool.
         let opened: UInt64? = await withCheckedContinuation { continuation in
-            Thread {
+            WorkerThread.detached(name: "bench-driver") {
                 guard let (_, opened) = probe.wait(seconds: 60) else { return continuation.resume(returning: nil) }
                 for line in 0..<4 {
                     rig.set(line, pressed: true)
@@ -42,7 +43,7 @@ struct IdleBenchmark {
                     rig.set(line, pressed: false)
                 }
                 continuation.resume(returning: opened)
-            }.start()
+            }
         }
         guard let opened else { throw BenchError(description: "the service did not start") }
         try await Task.sleep(for: .seconds(1))
@@ -61,7 +62,7 @@ struct IdleBenchmark {
     /// Context switches per thread (name, count) over `seconds`, measured from a thread that is left out.
     static func measure(seconds: Int) async -> [(name: String, switches: Int)] {
         await withCheckedContinuation { continuation in
-            Thread {
+            WorkerThread.detached(name: "bench-measure") {
                 let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/thread-self"))?
                     .split(separator: "/").last.map(String.init) ?? ""
                 let before = snapshot()
@@ -71,7 +72,7 @@ struct IdleBenchmark {
                     (name: value.name + " [\(tid)]", switches: value.switches - (before[tid]?.switches ?? 0))
                 }.sorted { $0.name < $1.name }
                 continuation.resume(returning: result)
-            }.start()
+            }
         }
     }
 

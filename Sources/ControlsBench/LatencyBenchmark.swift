@@ -1,3 +1,4 @@
+import AudioCore
 import Controls
 import Foundation
 import Logging
@@ -24,7 +25,7 @@ struct LatencyBenchmark {
         let probe = DeliveryProbe()
         let service = GPIOInputService(config: config, player: NullPlayer(), logger: Logger(label: "bench"),
                                        input: rig.input(userDebounce: true), observer: { event in
-            let now = monotonicNanoseconds()
+            let now = MonotonicClock.nanoseconds()
             switch event {
             case .ready: probe.signal(at: now, edge: 0)
             case let .action(_, _, at): probe.signal(at: now, edge: at)
@@ -50,10 +51,9 @@ struct LatencyBenchmark {
     static func drive(_ rig: BenchRig, presses: Int, probe: DeliveryProbe, debounceMs: Int) async throws
         -> [(fromEdge: UInt64, fromWrite: UInt64)] {
         try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                // In pipe mode this thread takes the edge timestamps: at a real-time priority above the GPIO
-                // thread's, its own preemption between stamping and writing does not count as latency.
-                if !rig.sim { WakeFloor.setFIFO(20) }
+            // In pipe mode this thread takes the edge timestamps: at a real-time priority above the GPIO thread's,
+            // its own preemption between stamping and writing does not count as latency.
+            WorkerThread.detached(name: "bench-presser", priority: rig.sim ? .normal : .realtime(20)) {
                 guard probe.wait(seconds: 60) != nil else {
                     continuation.resume(throwing: BenchError(description: "the service did not start"))
                     return
@@ -61,7 +61,7 @@ struct LatencyBenchmark {
                 var samples: [(UInt64, UInt64)] = []
                 var random = SystemRandomNumberGenerator()
                 for _ in 0..<presses {
-                    let written = monotonicNanoseconds()
+                    let written = MonotonicClock.nanoseconds()
                     rig.set(0, pressed: true)
                     guard let (delivered, edge) = probe.wait(seconds: 5) else {
                         continuation.resume(throwing: BenchError(description: "a press was not delivered"))
@@ -73,7 +73,7 @@ struct LatencyBenchmark {
                     usleep(UInt32(20_000 + debounceMs * 1000 + Int.random(in: 0..<20_000, using: &random)))
                 }
                 continuation.resume(returning: samples)
-            }.start()
+            }
         }
     }
 
@@ -110,33 +110,24 @@ enum WakeFloor {
             var fds: [Int32] = [0, 0]
             guard pipe(&fds) == 0 else { return continuation.resume(returning: [0]) }
             let (readEnd, writeEnd) = (fds[0], fds[1])
-            let reader = Thread {
-                setFIFO(10)
+            WorkerThread.detached(name: "bench-reader", priority: .realtime(10)) {
                 var out: [UInt64] = []
                 var p = pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)
                 var stamp: UInt64 = 0
                 while poll(&p, 1, -1) >= 0, read(readEnd, &stamp, 8) == 8 {
-                    out.append(monotonicNanoseconds() - stamp)
+                    out.append(MonotonicClock.nanoseconds() - stamp)
                 }
                 close(readEnd)
                 continuation.resume(returning: out.isEmpty ? [0] : out)
             }
-            reader.start()
-            Thread {
-                setFIFO(20)
+            WorkerThread.detached(name: "bench-writer", priority: .realtime(20)) {
                 for _ in 0..<samples {
-                    var now = monotonicNanoseconds()
+                    var now = MonotonicClock.nanoseconds()
                     _ = write(writeEnd, &now, 8)
                     usleep(UInt32(20_000 + Int.random(in: 0..<20_000)))
                 }
                 close(writeEnd)
-            }.start()
+            }
         }
-    }
-
-    static func setFIFO(_ priority: Int32) {
-        var param = sched_param()
-        param.sched_priority = priority
-        _ = pthread_setschedparam(pthread_self(), SCHED_FIFO, &param)
     }
 }

@@ -13,7 +13,7 @@ final class WatchdogPinger: Sendable {
     private let notifier: SystemdNotifier
     private let interval: Duration
     private let logger: Logger
-    private let thread = AudioThread()
+    private let thread = WorkerThread()
     private let stopBell = Doorbell()
 
     init(engine: PlaybackEngine, notifier: SystemdNotifier, interval: Duration, logger: Logger) {

@@ -1,4 +1,4 @@
-import CThreadShim
+import AudioCore
 import Foundation
 import Logging
 import Synchronization
@@ -53,13 +53,9 @@ final class ScanCoordinator: Sendable {
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<ScanSummary, any Error>,
                                                                                Never>) in
-                let niceness = options.niceness
-                let thread = Thread {
-                    fermata_set_thread_name("fermata-scan")
-                    ScanThread.lowerPriority(niceness)
+                WorkerThread.detached(name: "fermata-scan", priority: settings.threadPriority) {
                     continuation.resume(returning: Result { try scanner.run() })
                 }
-                thread.start()
             }
         } onCancel: {
             scanner.cancel()

@@ -31,6 +31,8 @@ final class Scanner: Sendable {
         var walkers: Int
         /// Nice value of the scan threads (0–19).
         var niceness: Int32
+
+        var threadPriority: WorkerThread.Priority { .background(niceness: niceness) }
     }
 
     private let database: LibraryDatabase
@@ -170,14 +172,14 @@ final class Scanner: Sendable {
     /// Starts the walking threads, which share the tree through a `WalkQueue`; the last to finish closes `jobs`.
     private func startWalkers(
         _ tree: DirectoryWalker, known: KnownFiles, jobs: BlockingQueue<[ScanJob]>
-    ) -> ([AudioThread], [WalkCollector]) {
+    ) -> ([WorkerThread], [WalkCollector]) {
         let queue = WalkQueue(start: tree.start) { [self] in isCancelled }
         let collectors = (0..<settings.walkers).map { _ in
             WalkCollector(known: known, mode: settings.mode, jobs: jobs, progress: progress)
         }
         runningWalkers.store(settings.walkers, ordering: .relaxed)
         let threads = collectors.enumerated().map { index, collector in
-            ScanThread.start(name: "fermata-walk-\(index)", niceness: settings.niceness) { [self] in
+            WorkerThread.started(name: "fermata-walk-\(index)", priority: settings.threadPriority) { [self] in
                 while let directory = queue.next() {
                     queue.finished(adding: tree.list(directory, visitor: collector))
                 }
@@ -197,10 +199,10 @@ final class Scanner: Sendable {
     }
 
     /// Starts the tag-reading threads; the last one to finish closes `outcomes`.
-    private func startReaders(jobs: BlockingQueue<[ScanJob]>, outcomes: BlockingQueue<[ReadOutcome]>) -> [AudioThread] {
+    private func startReaders(jobs: BlockingQueue<[ScanJob]>, outcomes: BlockingQueue<[ReadOutcome]>) -> [WorkerThread] {
         runningReaders.store(settings.readers, ordering: .relaxed)
         return (0..<settings.readers).map { index in
-            ScanThread.start(name: "fermata-tags-\(index)", niceness: settings.niceness) { [self] in
+            WorkerThread.started(name: "fermata-tags-\(index)", priority: settings.threadPriority) { [self] in
                 let reader = ScanReader()
                 while let batch = jobs.pop() {
                     if isCancelled { continue }

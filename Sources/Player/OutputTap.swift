@@ -17,7 +17,7 @@ public final class OutputTap: @unchecked Sendable {
     public let format: AudioFormat
     private let shared: TapShared
     private var ring: PCMRing { shared.ring }
-    private let thread = AudioThread()
+    private let thread = WorkerThread()
     private var drain: TapDrain?
     // Output thread only: the format of the last frames pushed (nil: a mark is due).
     private var fedFormat: AudioFormat?

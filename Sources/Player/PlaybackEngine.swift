@@ -18,9 +18,9 @@ public final class PlaybackEngine: Sendable {
     private let startCount = Atomic<Int>(0)
 
     private final class Threads: @unchecked Sendable {
-        let output = AudioThread()
-        let decoder = AudioThread()
-        let monitor = AudioThread()
+        let output = WorkerThread()
+        let decoder = WorkerThread()
+        let monitor = WorkerThread()
         let outputLoop: OutputLoop
         init(outputLoop: OutputLoop) { self.outputLoop = outputLoop }
     }
@@ -39,7 +39,8 @@ public final class PlaybackEngine: Sendable {
         let threads = threads
         let decodeLoop = decodeLoop
         let shared = shared
-        threads.output.start(name: "fermata-output", realtimePriority: config.realtimePriority) {
+        let outputPriority = config.realtimePriority.map { WorkerThread.Priority.realtime($0) } ?? .normal
+        threads.output.start(name: "fermata-output", priority: outputPriority) {
             threads.outputLoop.run()
         }
         threads.decoder.start(name: "fermata-decode") { decodeLoop.run() }

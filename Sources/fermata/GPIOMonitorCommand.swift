@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCore
 import AudioOutput
 import Controls
 import FermataCore
@@ -53,7 +54,7 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
         let logger = Logger(label: "fermata.gpio")
         let profile = try loadProfile()
         for warning in profile.warnings { logger.warning("\(warning)") }
-        let started = monotonicNanoseconds()
+        let started = MonotonicClock.nanoseconds()
         let out = MonitorPrinter(started: started)
         let library = GPIOInputService.libraryDescription(debounceMs: profile.controls.debounceMs)
         out.line(0, "fermata gpio monitor: \(library)" + (profile.name.isEmpty ? "" : "; board \(profile.name)"))
@@ -67,7 +68,7 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
             extraActions: { _ in },  // tempo, announce, shutdown: shown as actions, nothing to do here
             observer: { event in
                 out.line(event.monitorLine(since: started))
-                if case .action = event, let local { await local.report(out, at: monotonicNanoseconds() - started) }
+                if case .action = event, let local { await local.report(out, at: MonotonicClock.nanoseconds() - started) }
             })
         let task = Task { try await service.run() }
         let signals = Self.cancelOnSignals(task)
@@ -210,18 +211,18 @@ enum EdgeReplay {
         guard pipe(&fds) == 0, let first = edges.first?.time else { throw ValidationError("\(file): no edges") }
         let writer = fds[1]
         let recorded = edges
-        Thread {
-            let start = monotonicNanoseconds()
+        WorkerThread.detached(name: "fermata-replay") {
+            let start = MonotonicClock.nanoseconds()
             for edge in recorded {
                 let due = start + (edge.time - first)
-                let now = monotonicNanoseconds()
+                let now = MonotonicClock.nanoseconds()
                 if due > now { usleep(UInt32(min((due - now) / 1000, 10_000_000))) }
                 var shifted = edge
                 shifted.time = due
                 let bytes = PipeEdgeSource.record(shifted)
                 _ = bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
             }
-        }.start()
+        }
         return .records(fd: fds[0], userDebounce: true)
     }
 }

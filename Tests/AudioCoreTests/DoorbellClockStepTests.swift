@@ -54,7 +54,7 @@ import TestSupport
         for step in [-3600, 3600] {
             let bell = Doorbell()
             let outcome = Outcome()
-            let waiter = AudioThread()
+            let waiter = WorkerThread()
             waiter.start(name: "bell-waiter") {
                 let start = MonotonicClock.seconds()
                 let rung = bell.wait(nanoseconds: Int(Self.waitSeconds * 1e9))

@@ -99,11 +99,6 @@ int fgpio_timer_create(void);
 int fgpio_timer_arm(int fd, uint64_t deadline_ns);
 /// Consumes the timer's expiration count (call when poll reports it readable).
 void fgpio_timer_clear(int fd);
-/// Names the calling thread (at most 15 characters show).
-void fgpio_name_thread(const char *name);
-/// Asks SCHED_FIFO at `priority` for the calling thread. Returns 0 or the errno (EPERM without CAP_SYS_NICE or an
-/// RLIMIT_RTPRIO that allows it).
-int fgpio_thread_realtime(int priority);
 
 #ifdef __cplusplus
 }
