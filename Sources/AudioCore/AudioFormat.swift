@@ -44,6 +44,14 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Bytes in one interleaved frame.
     public var bytesPerFrame: Int { channels * encoding.bytes }
 
+    /// The channel counts every decoder accepts and every buffer of the engine is sized for (7.1 at most).
+    public static let channelRange = 1...8
+    /// The sample rates a format given by hand (`AudioFormat(spec:)`, a configured output format) may have.
+    public static let sampleRateRange = 8_000...768_000
+    /// The largest frame any stream can have: the most channels at 4 bytes a sample (s32 and f32). Fixed buffers
+    /// sized in frames are allocated with it, so they never grow on the audio path.
+    public static let maxBytesPerFrame = channelRange.upperBound * 4
+
     /// Two formats a device can play back to back without being reopened (valid bits do not matter to the device).
     public func isDeviceCompatible(with other: AudioFormat) -> Bool {
         sampleRate == other.sampleRate && channels == other.channels && encoding == other.encoding
@@ -52,8 +60,8 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Parses `RATE:ENCODING:CHANNELS`, for example `44100:s16:2` or `48000:s32:2`.
     public init?(spec: String) {
         let parts = spec.split(separator: ":")
-        guard parts.count == 3, let rate = Int(parts[0]), (8_000...768_000).contains(rate),
-              let channels = Int(parts[2]), (1...8).contains(channels) else { return nil }
+        guard parts.count == 3, let rate = Int(parts[0]), Self.sampleRateRange.contains(rate),
+              let channels = Int(parts[2]), Self.channelRange.contains(channels) else { return nil }
         let encoding: SampleEncoding
         switch parts[1].lowercased() {
         case "s16", "16": encoding = .s16

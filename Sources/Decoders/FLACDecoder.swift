@@ -197,7 +197,7 @@ public final class FLACDecoder: AudioDecoder {
     fileprivate func receiveStreamInfo(_ info: FLAC__StreamMetadata_StreamInfo) {
         let rate = Int(info.sample_rate), channels = Int(info.channels), bits = Int(info.bits_per_sample)
         let minBlock = Int(info.min_blocksize), maxBlock = Int(info.max_blocksize)
-        guard rate > 0, (1...8).contains(channels), (4...32).contains(bits), maxBlock >= 16, minBlock <= maxBlock else {
+        guard rate > 0, AudioFormat.channelRange.contains(channels), (4...32).contains(bits), maxBlock >= 16, minBlock <= maxBlock else {
             failure = .corrupt(
                 path: path,
                 reason: "bad STREAMINFO (\(rate) Hz, \(channels) ch, \(bits) bit, blocks \(minBlock)–\(maxBlock))")

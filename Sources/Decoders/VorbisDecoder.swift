@@ -39,7 +39,7 @@ public final class VorbisDecoder: AudioDecoder {
             file.deallocate()
             throw Self.error(result, path: path, action: "open")
         }
-        guard let first = ov_info(file, 0), (1...8).contains(Int(first.pointee.channels)), first.pointee.rate > 0 else {
+        guard let first = ov_info(file, 0), AudioFormat.channelRange.contains(Int(first.pointee.channels)), first.pointee.rate > 0 else {
             let channels = ov_info(file, 0)?.pointee.channels ?? 0
             ov_clear(file)
             file.deallocate()

@@ -105,7 +105,7 @@ struct WAVLayout {
         blockAlign = Int(le16(fmt, 12))
         let containerBits = Int(le16(fmt, 14))
         validBits = containerBits
-        guard (1...8).contains(channels) else { throw .corrupt(path: path, reason: "\(channels) channels in fmt") }
+        guard AudioFormat.channelRange.contains(channels) else { throw .corrupt(path: path, reason: "\(channels) channels in fmt") }
         guard sampleRate > 0 else { throw .corrupt(path: path, reason: "sample rate 0 in fmt") }
         var bytes = (containerBits + 7) / 8
         if tag == 0xFFFE {

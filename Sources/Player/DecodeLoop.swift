@@ -59,6 +59,9 @@ final class DecodeLoop: @unchecked Sendable {
     var segments: [Segment] = []
     let converter: FormatConverter
     static let chunkFrames = 4096
+    /// The loop seam's crossfade buffers hold `loopCrossfadeMilliseconds` at this rate; a faster stream gets a
+    /// proportionally shorter fade (`DecodeLoop+Loop` clamps to the capacity).
+    static let loopCrossfadeMaxRate = 192_000
     let decodeBuffer: UnsafeMutableRawPointer
     let crossfadeCapacity: Int
     let tailBuffer: UnsafeMutableRawPointer
@@ -70,14 +73,15 @@ final class DecodeLoop: @unchecked Sendable {
         self.config = config
         self.events = events
         converter = FormatConverter(maxFrames: Self.chunkFrames)
-        decodeBuffer = .allocate(byteCount: Self.chunkFrames * 32, alignment: 64)
-        crossfadeCapacity = 192_000 * max(0, config.loopCrossfadeMilliseconds) / 1000 + 1
-        tailBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
-        headBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
-        mixBuffer = .allocate(byteCount: crossfadeCapacity * 32, alignment: 64)
-        clickScratch = .allocate(capacity: Self.chunkFrames * 8)
-        overlayScratch = .allocate(capacity: Self.chunkFrames * 8)
-        overlayBytes = .allocate(byteCount: Self.chunkFrames * 8 * 4, alignment: 64)
+        let frameBytes = AudioFormat.maxBytesPerFrame, channels = AudioFormat.channelRange.upperBound
+        decodeBuffer = .allocate(byteCount: Self.chunkFrames * frameBytes, alignment: 64)
+        crossfadeCapacity = Self.loopCrossfadeMaxRate * max(0, config.loopCrossfadeMilliseconds) / 1000 + 1
+        tailBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
+        headBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
+        mixBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
+        clickScratch = .allocate(capacity: Self.chunkFrames * channels)
+        overlayScratch = .allocate(capacity: Self.chunkFrames * channels)
+        overlayBytes = .allocate(byteCount: Self.chunkFrames * AudioFormat.maxBytesPerFrame, alignment: 64)
     }
 
     deinit {

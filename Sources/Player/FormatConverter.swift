@@ -32,7 +32,7 @@ final class FormatConverter {
         resampleFrames = maxFrames * 2
         floatIn = .allocate(capacity: maxFrames * 8)
         floatOut = .allocate(capacity: resampleFrames * 8)
-        deviceOut = .allocate(byteCount: resampleFrames * 8 * 4, alignment: 64)
+        deviceOut = .allocate(byteCount: resampleFrames * AudioFormat.maxBytesPerFrame, alignment: 64)
         stretchOut = .allocate(capacity: maxFrames * 8)
     }
 
