@@ -47,11 +47,9 @@ public final class FermataBackend: MPDBackend {
         self.logger = logger
         musicGuard = MusicPathGuard(musicDirectory: library.musicDirectory)
         capabilities = BackendCapabilities(
-            decoders: [
-                DecoderPluginInfo(name: "flac", suffixes: ["flac", "fla"], mimeTypes: ["audio/flac", "audio/x-flac"]),
-                DecoderPluginInfo(name: "vorbis", suffixes: ["ogg", "oga"], mimeTypes: ["audio/ogg", "audio/vorbis"]),
-                DecoderPluginInfo(name: "wav", suffixes: ["wav", "wave"], mimeTypes: ["audio/wav", "audio/x-wav"]),
-            ],
+            decoders: DecoderRegistry.formats.map {
+                DecoderPluginInfo(name: $0.pluginName, suffixes: $0.extensions, mimeTypes: $0.mimeTypes)
+            },
             urlHandlers: [], stickers: true)
     }
 

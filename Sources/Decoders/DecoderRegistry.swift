@@ -2,11 +2,22 @@
 ///
 /// Stateless; callable from any thread, though the decoder it returns belongs to the decoder thread.
 public enum DecoderRegistry {
-    /// One supported format: its name, the extensions a library scan should pick up, how to recognise its content,
-    /// how to open it and how to read its tags.
+    /// What a supported format is called and how files of it are named: the one list the library scan, `fermata
+    /// doctor` and MPD's `decoders` answer all read.
+    public struct Format: Sendable, Hashable {
+        /// Human-readable name ("Ogg Vorbis").
+        public let name: String
+        /// The name MPD gives its decoder plugin for it ("vorbis"), for `decoders`.
+        public let pluginName: String
+        /// Lower-case file extensions without the dot; the first is the usual one.
+        public let extensions: [String]
+        public let mimeTypes: [String]
+    }
+
+    /// One supported format, how to recognise its content, how to open it and how to read its tags.
     struct Plugin: Sendable {
-        let name: String
-        let extensions: [String]
+        let format: Format
+        var name: String { format.name }
         let sniff: @Sendable (FileProbe) -> Bool
         let open: @Sendable (String) throws(DecoderError) -> any AudioDecoder
         let readTags: @Sendable (String) throws(DecoderError) -> TrackTags
@@ -14,22 +25,28 @@ public enum DecoderRegistry {
 
     /// The plugin list, tried in order.
     static let plugins: [Plugin] = [
-        Plugin(name: "FLAC", extensions: ["flac", "fla"], sniff: { $0.isFLAC },
+        Plugin(format: Format(name: "FLAC", pluginName: "flac", extensions: ["flac", "fla"],
+                              mimeTypes: ["audio/flac", "audio/x-flac"]), sniff: { $0.isFLAC },
                open: { (path) throws(DecoderError) in try FLACDecoder(path: path) },
                readTags: { (path) throws(DecoderError) in try FLACTagReader.read(path: path) }),
-        Plugin(name: "Ogg Vorbis", extensions: ["ogg", "oga"], sniff: { $0.isOggVorbis },
+        Plugin(format: Format(name: "Ogg Vorbis", pluginName: "vorbis", extensions: ["ogg", "oga"],
+                              mimeTypes: ["audio/ogg", "audio/vorbis"]), sniff: { $0.isOggVorbis },
                open: { (path) throws(DecoderError) in try VorbisDecoder(path: path) },
                readTags: { (path) throws(DecoderError) in try VorbisTagReader.read(path: path) }),
-        Plugin(name: "WAV", extensions: ["wav", "wave"], sniff: { $0.isWAV },
+        Plugin(format: Format(name: "WAV", pluginName: "wav", extensions: ["wav", "wave"],
+                              mimeTypes: ["audio/wav", "audio/x-wav"]), sniff: { $0.isWAV },
                open: { (path) throws(DecoderError) in try WAVDecoder(path: path) },
                readTags: { (path) throws(DecoderError) in try WAVTagReader.read(path: path) }),
     ]
 
+    /// The supported formats, in sniffing order.
+    public static let formats: [Format] = plugins.map(\.format)
+
     /// Lower-case file extensions (without the dot) worth offering to `open` when scanning a music library.
-    public static let supportedExtensions: [String] = plugins.flatMap(\.extensions)
+    public static let supportedExtensions: [String] = formats.flatMap(\.extensions)
 
     /// Human-readable names of the supported formats, in sniffing order.
-    public static let decoderNames: [String] = plugins.map(\.name)
+    public static let decoderNames: [String] = formats.map(\.name)
 
     /// Opens `path` with the decoder its content calls for.
     ///
