@@ -61,6 +61,6 @@ public enum ReplayGainMode: String, Sendable, Hashable, CaseIterable {
     case off
     case track
     case album
-    /// Album gain when the queue plays an album in order, else track gain (MPD's "auto").
+    /// MPD's "auto": track gain while random is on, album gain (track gain where a song has none) otherwise.
     case auto
 }

@@ -181,12 +181,19 @@ public actor Player: PlayerControl {
         return musicDirectory + "/" + uri
     }
 
+    /// `auto` as MPD resolves it: track gain while the queue plays in random order (its songs come from anywhere),
+    /// album gain in list order.
+    var effectiveReplayGainMode: ReplayGainMode {
+        guard replayGainMode == .auto else { return replayGainMode }
+        return queue.shuffledOrder == nil ? .album : .track
+    }
+
     func item(_ entry: QueueEntry) -> PlayableItem {
         let info = entry.replayGain
-        let gain: Double? = switch replayGainMode {
+        let gain: Double? = switch effectiveReplayGainMode {
         case .off: nil
-        case .track: info.trackGain.map { ReplayGainMath.linearGain(gainDB: $0, peak: info.trackPeak) }
-        case .album, .auto: (info.albumGain ?? info.trackGain).map {
+        case .track, .auto: info.trackGain.map { ReplayGainMath.linearGain(gainDB: $0, peak: info.trackPeak) }
+        case .album: (info.albumGain ?? info.trackGain).map {
             ReplayGainMath.linearGain(gainDB: $0, peak: info.albumGain != nil ? info.albumPeak : info.trackPeak)
         }
         }
