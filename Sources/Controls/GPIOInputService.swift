@@ -15,7 +15,7 @@ import ServiceLifecycle
 ///
 ///     let profile = try BoardProfile.load(file: "/usr/share/fermata/boards/rpi-4.toml", overrides: userEntries)
 ///     let controls = GPIOInputService(config: profile.controls, player: player, logger: logger,
-///                                      extraActions: { action in /* tempo, announce, shutdown */ })
+///                                      extraActions: { action in /* shutdown */ })
 ///     // add `controls` to the ServiceGroup
 public struct GPIOInputService: Service {
     let config: ControlsConfig
@@ -31,8 +31,8 @@ public struct GPIOInputService: Service {
     ///   - player: receives the actions, one at a time, in order.
     ///   - input: `.gpio`, or edge records for tests and benchmarks.
     ///   - reportEdges: also pass raw edges to `observer` (for `fermata gpio monitor`).
-    ///   - extraActions: handles actions `ControlAction` has no case for yet (tempo, announce, shutdown); without
-    ///     it they are logged as unsupported.
+    ///   - extraActions: handles the actions that are not the player's (`KeyAction.controlAction` answers nil:
+    ///     shutdown); without it they are logged as unsupported. Tempo and announcements are player actions.
     ///   - observer: sees every event after it was handled (actions after the player took them).
     public init(config: ControlsConfig, player: any PlayerControl, logger: Logger, input: ControlsInput = .gpio,
                 reportEdges: Bool = false, extraActions: (@Sendable (KeyAction) async -> Void)? = nil,

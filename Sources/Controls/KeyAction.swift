@@ -94,8 +94,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The player action, given the player's current repeat mode; nil for actions `ControlAction` does not have yet
-    /// (shutdown), which goes to the service's `extraActions` handler instead.
+    /// The player action, given the player's current repeat mode; nil for the one action that is not the player's
+    /// (shutdown: the machine's), which goes to the service's `extraActions` handler instead.
     public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
         switch self {
         case .togglePause: .playPause
