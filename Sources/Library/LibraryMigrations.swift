@@ -6,13 +6,14 @@ import GRDB
 /// Stateless; used once per process while the database opens.
 public enum LibraryMigrations {
     /// The library's migration names, in order. Other modules append theirs after these.
-    public static let names = ["v1-library", "v1-custom-metadata", "v1-search"]
+    public static let names = ["v1-library", "v1-custom-metadata", "v1-search", "v2-drop-unused-metadata"]
 
     /// Appends the library's migrations to `migrations` (call first; others register theirs afterwards).
     public static func register(in migrations: inout SchemaMigrations) {
         migrations.register("v1-library") { db in try db.execute(sql: v1Library) }
         migrations.register("v1-custom-metadata") { db in try db.execute(sql: v1CustomMetadata) }
         migrations.register("v1-search") { db in try db.execute(sql: v1Search) }
+        migrations.register("v2-drop-unused-metadata") { db in try db.execute(sql: v2DropUnusedMetadata) }
     }
 
     /// The same migrations registered in a GRDB migrator (for callers that build their own).
@@ -97,6 +98,15 @@ public enum LibraryMigrations {
             finished_at INTEGER
         );
         INSERT INTO scan_state (id, generation, next_identity) VALUES (1, 0, 1);
+        """
+
+    /// `v1-custom-metadata`'s play counts, ratings, practice time, preferred tempo and saved loops had two owners:
+    /// nothing but tests wrote them, while the daemon keeps practice data in its own tables (`practice_time`,
+    /// `practice_memory`, keyed by the same identity). Dropped; stickers stay.
+    static let v2DropUnusedMetadata = """
+        DROP INDEX loop_region_identity;
+        DROP TABLE loop_region;
+        DROP TABLE track_metadata;
         """
 
     /// Custom metadata and MPD stickers, keyed by track identity (so they follow the audio, not the path, and stay

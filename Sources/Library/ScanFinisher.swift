@@ -44,8 +44,6 @@ struct ScanFinisher {
         try pool.write { db in
             try db.execute(sql: """
                 DELETE FROM missing_identity WHERE missing_since < ?
-                AND NOT EXISTS (SELECT 1 FROM track_metadata m WHERE m.identity_id = missing_identity.id)
-                AND NOT EXISTS (SELECT 1 FROM loop_region l WHERE l.identity_id = missing_identity.id)
                 AND NOT EXISTS (SELECT 1 FROM sticker s WHERE s.identity_id = missing_identity.id)
                 """, arguments: [now - Self.forgetAfter])
             try replaceWalkIssues(walk, db)

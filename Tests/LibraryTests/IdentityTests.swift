@@ -4,36 +4,27 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("Track identity and custom metadata")
+@Suite("Track identity and what follows it")
 struct IdentityTests {
-    /// Gives the track at `path` some of everything: play, rating, practice, tempo, a loop and a sticker.
+    /// What an owner attaches to a track in the library: stickers (MPD's `sticker set`, as clients store ratings and
+    /// play counts). The daemon's practice data follows the same identity (PracticeMemoryTests).
+    static let annotations = ["mood": "calm", "rating": "8", "playcount": "2"]
+
     static func annotate(_ library: Library, _ path: String) async throws {
-        try await library.recordPlay(path: path, at: Date(timeIntervalSince1970: 1_700_000_000))
-        try await library.recordPlay(path: path, at: Date(timeIntervalSince1970: 1_700_000_100))
-        try await library.addPracticeTime(path: path, seconds: 95.5)
-        try await library.updateMetadata(path: path) {
-            $0.rating = 8
-            $0.preferredTempo = 0.85
-        }
-        _ = try await library.saveLoop(path: path, name: "solo",
-                                       region: LoopRegion(start: 100, end: 900, repeatCount: 3))
-        try await library.setSticker(path: path, name: "mood", value: "calm")
+        for (name, value) in annotations { try await library.setSticker(path: path, name: name, value: value) }
     }
 
     static func expectAnnotated(_ library: Library, _ path: String) async throws {
-        let metadata = try await library.metadata(path: path)
-        #expect(metadata.playCount == 2)
-        #expect(metadata.lastPlayed == Date(timeIntervalSince1970: 1_700_000_100))
-        #expect(metadata.rating == 8)
-        #expect(metadata.practiceSeconds == 95.5)
-        #expect(metadata.preferredTempo == 0.85)
-        let loops = try await library.loops(path: path)
-        #expect(loops.map(\.name) == ["solo"])
-        #expect(loops.first?.region == LoopRegion(start: 100, end: 900, repeatCount: 3))
+        #expect(try await library.stickers(path: path) == annotations)
         #expect(try await library.sticker(path: path, name: "mood") == "calm")
     }
 
-    @Test("a renamed file and a file moved to another directory keep their metadata", arguments: [
+    /// The stickers kept for an identity, also while no file carries it.
+    static func stickers(_ library: Library, identity: Int64) async throws -> [String: String] {
+        try await library.database.pool.read { db in try StickerStore.stickers(db, identity: identity) }
+    }
+
+    @Test("a renamed file and a file moved to another directory keep their stickers", arguments: [
         "Artist 0/Album 0/renamed.flac", "Elsewhere/Deeper/moved.flac",
     ])
     func renameAndMove(target: String) async throws {
@@ -53,7 +44,7 @@ struct IdentityTests {
         #expect(try await library.findStickers(name: "mood").map(\.path) == [target])
     }
 
-    @Test("a file removed and brought back (a card swapped, a NAS offline) gets its metadata back")
+    @Test("a file removed and brought back (a card swapped, a NAS offline) gets its stickers back")
     func removeAndReturn() async throws {
         let fixture = try LibraryFixture()
         let library = try fixture.openLibrary()
@@ -70,8 +61,8 @@ struct IdentityTests {
         var summary = try await library.scan()
         #expect(summary.removed == gone)
         #expect(try await library.track(path: path) == nil)
-        #expect(try await library.metadata(identity: identity).playCount == 2)   // kept while missing
-        await #expect(throws: LibraryError.noSuchTrack(path)) { try await library.metadata(path: path) }
+        #expect(try await Self.stickers(library, identity: identity) == Self.annotations)   // kept while missing
+        await #expect(throws: LibraryError.noSuchTrack(path)) { try await library.stickers(path: path) }
 
         try fixture.move(away.file(artist), to: artist)
         summary = try await library.scan()
@@ -80,7 +71,7 @@ struct IdentityTests {
         try await Self.expectAnnotated(library, path)
     }
 
-    @Test("copies of one recording keep separate identities; a copy does not share metadata")
+    @Test("copies of one recording keep separate identities; a copy does not share stickers")
     func duplicates() async throws {
         let fixture = try LibraryFixture()
         let library = try fixture.openLibrary()
@@ -93,7 +84,7 @@ struct IdentityTests {
         let copy = try #require(try await library.track(path: "copy.flac"))
         #expect(copy.fingerprint == (try await library.track(path: path))?.fingerprint)
         #expect(copy.identityID != (try await library.track(path: path))?.identityID)
-        #expect(try await library.metadata(path: "copy.flac") == TrackMetadata())
+        #expect(try await library.stickers(path: "copy.flac").isEmpty)
 
         // Both copies vanish; each one's identity comes back to the file at its own old path.
         let away = try TemporaryDirectory()
@@ -104,10 +95,10 @@ struct IdentityTests {
         try fixture.move(away.file("a.flac"), to: path)
         #expect(try await library.scan().identitiesRestored == 2)
         try await Self.expectAnnotated(library, path)
-        #expect(try await library.metadata(path: "copy.flac") == TrackMetadata())
+        #expect(try await library.stickers(path: "copy.flac").isEmpty)
     }
 
-    @Test("new audio at the same path keeps the path's metadata; mv b a moves b's metadata onto a")
+    @Test("new audio at the same path keeps the path's stickers; mv b a moves b's stickers onto a")
     func changedAudio() async throws {
         let fixture = try LibraryFixture()
         let library = try fixture.openLibrary()
@@ -125,7 +116,7 @@ struct IdentityTests {
         try await Self.expectAnnotated(library, a)
         #expect(try await library.fullTextSearch("re-encoded").map(\.path) == [a])
 
-        // b replaces a: b's identity (and metadata) follows b's audio; a's identity waits, missing.
+        // b replaces a: b's identity (and stickers) follows b's audio; a's identity waits, missing.
         try await library.setSticker(path: b, name: "who", value: "b")
         let identityB = try #require(try await library.track(path: b)).identityID
         try fixture.move(b, to: fixture.file(a) + ".tmp")
@@ -136,19 +127,15 @@ struct IdentityTests {
         #expect(summary.removed == 1 && summary.updated == 1 && summary.identitiesRestored == 1)
         #expect(try await library.track(path: a)?.identityID == identityB)
         #expect(try await library.sticker(path: a, name: "who") == "b")
-        #expect(try await library.metadata(identity: identityA).rating == 8)
+        #expect(try await Self.stickers(library, identity: identityA)["rating"] == "8")
     }
 
-    @Test("metadata values are checked")
+    @Test("sticker calls are checked")
     func validation() async throws {
         let fixture = try LibraryFixture()
         let library = try fixture.openLibrary()
         _ = try await library.scan()
         let path = fixture.entries[0].path
-        await #expect(throws: LibraryError.self) { try await library.updateMetadata(path: path) { $0.rating = 11 } }
-        await #expect(throws: LibraryError.self) {
-            try await library.saveLoop(path: path, name: "", region: LoopRegion(start: 10, end: 10))
-        }
         await #expect(throws: LibraryError.noSuchTrack("nope.flac")) { try await library.stickers(path: "nope.flac") }
         try await library.setSticker(path: path, name: "a", value: "1")
         try await library.setSticker(path: path, name: "b", value: "2")
