@@ -150,7 +150,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
-        .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"]),
+        .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
         // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
         .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
         .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
