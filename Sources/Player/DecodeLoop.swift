@@ -3,95 +3,61 @@ import Decoders
 import FermataCore
 import Synchronization
 
-/// The decoder thread: owns the open decoders, converts to the device format and fills the ring ahead of the
-/// listener; at the end of a track it opens the upcoming entry and keeps writing (gapless); at B it jumps to A with
-/// a crossfade; it drives the flush handshake with the output thread for starts, seeks, stops and loop edits.
+/// The decoder thread: the driver around `DecoderMachine`. It takes commands from a mailbox, asks the machine what
+/// to do, and carries it out (`DecoderEnvironment`): the open decoder, the converter to the device format, the
+/// writes into the ring (with the speech overlay mixed in), the marks, and the flush handshake with the output thread.
 ///
 /// Threads: `run` is the decoder thread's body; `send` may be called from any thread (a mutex-protected mailbox —
-/// the decoder thread is not real-time, so it may lock).
-final class DecodeLoop: @unchecked Sendable {
-    struct ActiveTrack {
+/// the decoder thread is not real-time, so it may lock). Everything else is the decoder thread's.
+final class DecodeLoop: @unchecked Sendable {  // `send` is the only cross-thread entry (a Mutex); the rest is one thread's
+    private let shared: EngineShared
+    private let config: EngineConfig
+    private let events: AsyncStream<EngineEvent>.Continuation
+    private let mailbox = Mutex<[DecoderCommand]>([])
+    private var machine: DecoderMachine
+
+    /// The decoder open now, and the entry it belongs to.
+    private struct OpenDecoder {
         var item: PlayableItem
         var decoder: any AudioDecoder
-        var format: AudioFormat
-        var position: Int64
-        var passes = 0
     }
-
-    /// Where in the ring a piece of a track begins (the decoder's own copy of the marks it pushed).
-    struct Segment {
-        var position: Int
-        var item: PlayableItem
-        var sourceFrame: Int64
-        var bytesPerFrame: Int
-        var ratio: Double
-    }
-
-    let shared: EngineShared
-    let config: EngineConfig
-    let events: AsyncStream<EngineEvent>.Continuation
-    private let mailbox = Mutex<[DecoderCommand]>([])
-
-    var active: ActiveTrack?
-    /// The entry whose successor we are waiting to be told (it ended or failed).
-    var awaiting: EntryID?
-    var upcoming: (after: EntryID, item: PlayableItem?)?
-    var loop: (entry: EntryID, region: LoopRegion)?
-    var trainer: SpeedTrainer?
-    /// The count-in before each loop pass, if any.
-    var passCountIn: CountInPlan?
-    /// Count-ins and spoken words still to write before the music, in order (see `ClickTrack`).
-    var inserts: [ClickTrack] = []
-    let clickScratch: UnsafeMutablePointer<Float>
+    private var open: OpenDecoder?
+    private let converter: FormatConverter
+    private var timeline = RingTimeline()
     /// Speech over the music, while it lasts.
-    var overlay: SpeechOverlay?
-    /// An announcement asked for while nothing played: spoken at the next start.
-    var pendingAnnouncement: (speech: Speech, duck: Bool)?
-    /// Words to speak when these entries begin (the player prepares them before it names the entry as upcoming).
-    var trackAnnouncements: [EntryID: (speech: Speech, duck: Bool)] = [:]
-    let overlayScratch: UnsafeMutablePointer<Float>
-    let overlayBytes: UnsafeMutableRawPointer
-    var device: AudioFormat?
-    var generation = 0
-    var markSerial = 0
-    /// The newest `PlaybackEngine.start` handled; stamped on every mark pushed since.
-    var startGeneration = 0
-    var segments: [Segment] = []
-    let converter: FormatConverter
-    static let chunkFrames = 4096
+    private var overlay: SpeechOverlay?
+    private var markSerial = 0
+    /// The flush handshake's request counter.
+    private var flushGeneration = 0
+    private let decodeBuffer: FixedBuffer<UInt8>
+    private let tailBuffer: FixedBuffer<UInt8>
+    private let headBuffer: FixedBuffer<UInt8>
+    private let mixBuffer: FixedBuffer<UInt8>
+    private let clickScratch: FixedBuffer<Float>
+    private let overlayScratch: FixedBuffer<Float>
+    private let overlayBytes: FixedBuffer<UInt8>
     /// The loop seam's crossfade buffers hold `loopCrossfadeMilliseconds` at this rate; a faster stream gets a
-    /// proportionally shorter fade (`DecodeLoop+Loop` clamps to the capacity).
+    /// proportionally shorter fade.
     static let loopCrossfadeMaxRate = 192_000
-    let decodeBuffer: UnsafeMutableRawPointer
-    let crossfadeCapacity: Int
-    let tailBuffer: UnsafeMutableRawPointer
-    let headBuffer: UnsafeMutableRawPointer
-    let mixBuffer: UnsafeMutableRawPointer
 
     init(shared: EngineShared, config: EngineConfig, events: AsyncStream<EngineEvent>.Continuation) {
         self.shared = shared
         self.config = config
         self.events = events
-        converter = FormatConverter(maxFrames: Self.chunkFrames)
+        let chunk = DecoderMachine.chunkFrames
+        converter = FormatConverter(maxFrames: chunk)
         let frameBytes = AudioFormat.maxBytesPerFrame, channels = AudioFormat.channelRange.upperBound
-        decodeBuffer = .allocate(byteCount: Self.chunkFrames * frameBytes, alignment: 64)
-        crossfadeCapacity = Self.loopCrossfadeMaxRate * max(0, config.loopCrossfadeMilliseconds) / 1000 + 1
-        tailBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
-        headBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
-        mixBuffer = .allocate(byteCount: crossfadeCapacity * frameBytes, alignment: 64)
-        clickScratch = .allocate(capacity: Self.chunkFrames * channels)
-        overlayScratch = .allocate(capacity: Self.chunkFrames * channels)
-        overlayBytes = .allocate(byteCount: Self.chunkFrames * AudioFormat.maxBytesPerFrame, alignment: 64)
-    }
-
-    deinit {
-        decodeBuffer.deallocate()
-        tailBuffer.deallocate()
-        headBuffer.deallocate()
-        mixBuffer.deallocate()
-        clickScratch.deallocate()
-        overlayScratch.deallocate()
-        overlayBytes.deallocate()
+        let crossfadeCapacity = Self.loopCrossfadeMaxRate * max(0, config.loopCrossfadeMilliseconds) / 1000 + 1
+        machine = DecoderMachine(formatPolicy: config.formatPolicy,
+                                 loopCrossfadeMilliseconds: config.loopCrossfadeMilliseconds,
+                                 crossfadeCapacity: crossfadeCapacity)
+        decodeBuffer = FixedBuffer(byteCount: chunk * frameBytes)
+        tailBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
+        headBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
+        mixBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
+        clickScratch = FixedBuffer(count: chunk * channels, repeating: 0)
+        overlayScratch = FixedBuffer(count: chunk * channels, repeating: 0)
+        overlayBytes = FixedBuffer(byteCount: chunk * frameBytes)
     }
 
     /// Any thread: queues a command and wakes the decoder thread.
@@ -106,12 +72,12 @@ final class DecodeLoop: @unchecked Sendable {
                 defer { queue.removeAll(keepingCapacity: true) }
                 return queue
             }
-            for command in commands { handle(command) }
+            for command in commands { machine.handle(command, self) }
             if commands.isEmpty == false { continue }
             // Nothing to decode: every source of work (a command, shutdown) rings the bell, so sleep until it does —
             // no wake-ups while stopped. A full ring: the output thread rings at its low-water mark; the timeout is
             // only a safety net (one wake-up per 5 s while paused).
-            guard active != nil else {
+            guard machine.isDecoding else {
                 shared.decoderBell.wait()
                 continue
             }
@@ -119,32 +85,13 @@ final class DecodeLoop: @unchecked Sendable {
                 shared.decoderBell.wait(nanoseconds: 5_000_000_000)
                 continue
             }
-            step()
-        }
-    }
-
-    private func handle(_ command: DecoderCommand) {
-        switch command {
-        case let .start(item, frame, generation, countIn):
-            startGeneration = generation
-            start(item, at: frame, countIn: countIn)
-        case let .setPassCountIn(plan): passCountIn = plan
-        case let .announce(speech, duck): announce(speech, duck: duck)
-        case let .trackAnnouncement(entry, speech, duck): trackAnnouncements[entry] = (speech, duck)
-        case let .setUpcoming(after, item): setUpcoming(after: after, item)
-        case let .setLoop(entry, region): setLoop(entry: entry, region)
-        case let .setTempo(tempo): changeTempo(tempo)
-        case let .setTrainer(trainer):
-            self.trainer = trainer
-            active?.passes = 0
-            if let trainer { changeTempo(trainer.start) }
-        case .stop: stop()
+            machine.step(self)
         }
     }
 
     /// Whether the ring has room for another chunk within the decode-ahead limit; arms the low-water wake-up if not.
     private func hasRoomToDecode() -> Bool {
-        guard let device else { return false }
+        guard let device = machine.device else { return false }
         let lead = min(shared.ring.capacity / 2,
                        device.frames(forMilliseconds: config.decodeAheadMilliseconds) * device.bytesPerFrame)
         let filled = shared.ring.writePosition - shared.ring.releasedPosition
@@ -153,76 +100,210 @@ final class DecodeLoop: @unchecked Sendable {
         return false
     }
 
-    /// Decodes and writes one chunk of the active track (or performs the loop seam / the end-of-track hand-over).
-    private func step() {
-        if !inserts.isEmpty, writeClicks() { return }
-        guard var track = active, let device else { return }
-        let region = activeLoop(for: track)
-        if let region, track.position >= region.end {
-            loopSeam(region)
-            return
-        }
-        var frames = Self.chunkFrames
-        if let region { frames = min(frames, Int(region.end - track.position)) }
-        let deviceRoom = shared.ring.freeBytes() / device.bytesPerFrame - stretchMargin
-        frames = min(frames, Int(Double(deviceRoom) * converter.ratio))
-        guard frames > 0 else {
-            shared.decoderBell.wait(nanoseconds: 5_000_000)
-            return
-        }
-        let buffer = UnsafeMutableRawBufferPointer(start: decodeBuffer, count: frames * track.format.bytesPerFrame)
-        let n: Int
-        do {
-            n = try track.decoder.read(into: buffer)
-        } catch {
-            events.yield(.trackFailed(track.item.entryID, error.description))
-            trackFinished()
-            return
-        }
-        guard n > 0 else {
-            trackFinished()
-            return
-        }
-        writeConverted(decodeBuffer, frames: n)
-        track.position += Int64(n)
-        active = track
-    }
-
     /// Device frames kept free beyond a chunk's expected output: the stretcher releases what it holds in bursts.
-    var stretchMargin: Int { converter.stretching ? 16_384 : 4096 }
-
-    /// The loop region in force for `track` on this pass, if any.
-    func activeLoop(for track: ActiveTrack) -> LoopRegion? {
-        guard let loop, loop.entry == track.item.entryID, loop.region.length > 0 else { return nil }
-        if let limit = loop.region.repeatCount, track.passes >= limit { return nil }
-        guard track.position <= loop.region.end else { return nil }
-        return loop.region
-    }
+    private var stretchMargin: Int { converter.stretching ? 16_384 : 4096 }
 
     /// Converts decoded frames to the device format and appends them to the ring.
-    func writeConverted(_ frames: UnsafeRawPointer, frames count: Int) {
+    private func writeConverted(_ frames: UnsafeRawPointer, frames count: Int) {
         converter.convert(frames, frames: count) { bytes in writeMixed(bytes) }
         shared.outputBell.ring()
     }
 
-    /// Records a mark in the ring at the current write position.
-    /// `ratio` overrides the source frames per device frame (0 during a count-in: the position holds still).
-    func pushMark(_ kind: TrackMark.Kind, item: PlayableItem?, sourceFrame: Int64, sourceRate: Int,
-                  ratio: Double? = nil) {
-        markSerial += 1
-        let position = shared.ring.writePosition
-        let ratio = ratio ?? converter.ratio
-        let mark = TrackMark(serial: markSerial, generation: startGeneration, position: position, kind: kind,
-                             entryID: item?.entryID ?? -1,
-                             sourceFrame: sourceFrame, sourceRate: Int32(sourceRate), rateRatio: ratio)
-        while !shared.marks.push(mark) { shared.decoderBell.wait(nanoseconds: 5_000_000) }
-        if let item, let device {
-            segments.removeAll { $0.position >= position }
-            segments.append(Segment(position: position, item: item, sourceFrame: sourceFrame,
-                                    bytesPerFrame: device.bytesPerFrame, ratio: ratio))
-            let released = shared.ring.releasedPosition
-            while segments.count > 1 && segments[1].position <= released { segments.removeFirst() }
+    /// Appends device-format bytes to the ring, mixing the speech overlay into them while one is active.
+    private func writeMixed(_ bytes: UnsafeRawBufferPointer) {
+        guard var mix = overlay, let device = converter.device else {
+            let written = shared.ring.write(bytes)
+            assert(written == bytes.count, "ring overflow: room was checked before decoding")
+            return
         }
+        let frameBytes = device.bytesPerFrame, channels = device.channels
+        let frames = bytes.count / frameBytes
+        let scratch = overlayScratch.base
+        var offset = 0
+        while offset < frames && mix.frame < mix.total {
+            let n = min(frames - offset, DecoderMachine.chunkFrames, mix.total - mix.frame)
+            SampleConversion.toFloat(bytes.baseAddress! + offset * frameBytes, frames: n, from: device,
+                                     channels: channels, gain: 1, into: scratch)
+            for i in 0..<n {
+                let gain = mix.gain(at: mix.frame + i), voice = mix.voice(at: mix.frame + i)
+                for c in 0..<channels {
+                    scratch[i * channels + c] = max(-1, min(1, scratch[i * channels + c] * gain + voice))
+                }
+            }
+            SampleConversion.fromFloat(scratch, frames: n, to: device, into: overlayBytes.raw)
+            _ = shared.ring.write(UnsafeRawBufferPointer(start: overlayBytes.raw, count: n * frameBytes))
+            mix.frame += n
+            offset += n
+        }
+        if offset < frames {
+            _ = shared.ring.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * frameBytes)...]))
+        }
+        overlay = mix.frame < mix.total ? mix : nil
+    }
+
+    /// Reads exactly `frames` frames, padding with silence past the end of the stream or on a decode error.
+    private static func readFully(_ decoder: any AudioDecoder, into buffer: UnsafeMutableRawPointer, frames: Int,
+                                  format: AudioFormat) {
+        var done = 0
+        while done < frames {
+            let target = UnsafeMutableRawBufferPointer(start: buffer + done * format.bytesPerFrame,
+                                                       count: (frames - done) * format.bytesPerFrame)
+            guard let n = try? decoder.read(into: target), n > 0 else { break }
+            done += n
+        }
+        if done < frames {
+            SampleMath.silence(buffer + done * format.bytesPerFrame, frames: frames - done, format: format)
+        }
+    }
+}
+
+/// The real environment: the ring, the decoders, the converter and the output thread.
+extension DecodeLoop: DecoderEnvironment {
+    func flush(_ kind: FlushKind, open format: AudioFormat?) -> FlushAnswer {
+        flushGeneration += 1
+        let settle: Int
+        if case let .follow(milliseconds) = config.formatPolicy { settle = milliseconds } else { settle = 0 }
+        shared.handshake.request(FlushRequest(kind: kind, format: format, settleMilliseconds: settle),
+                                 generation: flushGeneration)
+        shared.outputBell.ring()
+        var answer: FlushReply?
+        while answer == nil {
+            if shared.shutdown.load(ordering: .relaxed) { break }
+            answer = shared.handshake.reply(to: flushGeneration)
+            if answer == nil { shared.decoderBell.wait(nanoseconds: 20_000_000) }
+        }
+        let position = answer?.position ?? shared.ring.writePosition
+        shared.ring.truncate(at: position)
+        if kind == .close {
+            timeline.removeAll()
+            shared.lowWaterBytes.store(0, ordering: .relaxed)
+        }
+        return FlushAnswer(position: position, device: answer?.format, heard: timeline.source(at: position))
+    }
+
+    func resume() {
+        shared.resumed.store(flushGeneration, ordering: .releasing)
         shared.outputBell.ring()
     }
+
+    var outputIsClosed: Bool { shared.heard().state == .closed }
+    var timelineIsEmpty: Bool { timeline.isEmpty }
+    func timelineContains(_ entry: EntryID) -> Bool { timeline.contains(entry) }
+
+    func openDecoder(_ item: PlayableItem, at frame: Int64?) throws(DecoderError) -> AudioFormat {
+        do throws(DecoderError) {
+            let decoder: any AudioDecoder
+            if let open, open.item == item {
+                decoder = open.decoder
+            } else {
+                decoder = try DecoderRegistry.open(path: item.path)
+            }
+            if let frame { try decoder.seek(toFrame: frame) }
+            open = OpenDecoder(item: item, decoder: decoder)
+            return decoder.format
+        } catch {
+            open = nil
+            throw error
+        }
+    }
+
+    func closeDecoder() { open = nil }
+
+    func seek(to frame: Int64) throws(DecoderError) {
+        try open?.decoder.seek(toFrame: frame)
+    }
+
+    func taggedBPM(of item: PlayableItem) -> Double? { (try? TagReader.read(path: item.path))?.bpm }
+
+    func configureConverter(source: AudioFormat, device: AudioFormat, gain: Double) {
+        converter.configure(source: source, device: device, gain: gain)
+    }
+
+    func resetConverter() { converter.reset() }
+    func converterNeedsDrain(before source: AudioFormat) -> Bool { converter.needsFlush(before: source) }
+    func drainConverter() { converter.flush { shared.ring.write($0) } }
+    func setConverterTempo(_ tempo: Double, continuous: Bool) { converter.setTempo(tempo, continuous: continuous) }
+
+    func pushMark(_ request: MarkRequest, device: AudioFormat?) {
+        markSerial += 1
+        let position = shared.ring.writePosition
+        let ratio = request.holdsPosition ? 0 : converter.ratio
+        let mark = TrackMark(serial: markSerial, generation: request.generation, position: position,
+                             kind: request.kind, entryID: request.point?.item.entryID,
+                             sourceFrame: request.point?.frame ?? 0, sourceRate: Int32(clamping: request.sourceRate),
+                             rateRatio: ratio)
+        while !shared.marks.push(mark) { shared.decoderBell.wait(nanoseconds: 5_000_000) }
+        if let point = request.point, let device {
+            let anchor = RingTimeline.Anchor(position: position, sourceFrame: point.frame,
+                                             bytesPerFrame: device.bytesPerFrame, ratio: ratio)
+            timeline.append(anchor, item: point.item, released: shared.ring.releasedPosition)
+        }
+        if request.kind == .end { shared.lowWaterBytes.store(0, ordering: .relaxed) }
+        shared.outputBell.ring()
+    }
+
+    func decode(maxFrames: Int, device: AudioFormat) -> DecodeOutcome {
+        guard let open else { return .endOfStream }
+        let deviceRoom = shared.ring.freeBytes() / device.bytesPerFrame - stretchMargin
+        let frames = min(maxFrames, Int(Double(deviceRoom) * converter.ratio))
+        guard frames > 0 else {
+            shared.decoderBell.wait(nanoseconds: 5_000_000)
+            return .written(frames: 0)
+        }
+        let format = open.decoder.format
+        let buffer = UnsafeMutableRawBufferPointer(start: decodeBuffer.raw, count: frames * format.bytesPerFrame)
+        let n: Int
+        do {
+            n = try open.decoder.read(into: buffer)
+        } catch {
+            return .failed(error.description)
+        }
+        guard n > 0 else { return .endOfStream }
+        writeConverted(decodeBuffer.raw, frames: n)
+        return .written(frames: n)
+    }
+
+    func seamHasRoom(fadeFrames: Int, device: AudioFormat) -> Bool {
+        let needed = (Int(Double(fadeFrames) / converter.ratio) + stretchMargin) * device.bytesPerFrame
+        if shared.ring.freeBytes() >= needed { return true }
+        shared.decoderBell.wait(nanoseconds: 5_000_000)
+        return false
+    }
+
+    func readSeam(from start: Int64, fadeFrames: Int, format: AudioFormat) throws(DecoderError) {
+        guard let decoder = open?.decoder else { return }
+        if fadeFrames > 0 { Self.readFully(decoder, into: tailBuffer.raw, frames: fadeFrames, format: format) }
+        try decoder.seek(toFrame: start)
+        if fadeFrames > 0 { Self.readFully(decoder, into: headBuffer.raw, frames: fadeFrames, format: format) }
+    }
+
+    func writeSeamCrossfade(fadeFrames: Int, format: AudioFormat) {
+        EqualPowerCrossfade.mix(outgoing: tailBuffer.raw, incoming: headBuffer.raw, into: mixBuffer.raw,
+                                frames: fadeFrames, format: format)
+        writeConverted(mixBuffer.raw, frames: fadeFrames)
+    }
+
+    func writeInsert(_ insert: ClickTrack, device: AudioFormat) -> Int {
+        let room = shared.ring.freeBytes() / device.bytesPerFrame - 1
+        let frames = min(DecoderMachine.chunkFrames, insert.total - insert.written, max(0, room))
+        guard frames > 0 else {
+            shared.decoderBell.wait(nanoseconds: 5_000_000)
+            return 0
+        }
+        let floats = clickScratch.base
+        for i in 0..<frames {
+            let value = insert.sample(at: insert.written + i, rate: device.sampleRate)
+            for c in 0..<device.channels { floats[i * device.channels + c] = value }
+        }
+        SampleConversion.fromFloat(floats, frames: frames, to: device, into: decodeBuffer.raw)
+        let bytes = UnsafeRawBufferPointer(start: decodeBuffer.raw, count: frames * device.bytesPerFrame)
+        let written = shared.ring.write(bytes)
+        assert(written == bytes.count, "ring overflow: room was checked")
+        shared.outputBell.ring()
+        return frames
+    }
+
+    func setOverlay(_ overlay: SpeechOverlay?) { self.overlay = overlay }
+
+    func emit(_ event: EngineEvent) { events.yield(event) }
 }

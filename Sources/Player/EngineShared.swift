@@ -14,29 +14,81 @@ enum FlushKind: Int {
     case close = 3
 }
 
+/// A flush the decoder thread asks of the output thread.
+struct FlushRequest: Sendable {
+    var kind: FlushKind
+    /// The format the device should be open at afterwards (nil: as it is).
+    var format: AudioFormat?
+    /// After a reopen, how long to wait for the DAC to settle.
+    var settleMilliseconds: Int
+}
+
+/// The output thread's answer: where the ring now ends, and the device format (nil: closed).
+struct FlushReply: Sendable {
+    var position: Int
+    var format: AudioFormat?
+}
+
+/// The flush handshake, one request at a time: the decoder thread posts a `FlushRequest` and waits for the
+/// `FlushReply` to the same generation. One slot behind a `Mutex` (the handshake is off the steady path); the output
+/// thread's steady path only loads `posted`, an atomic, and takes the lock when it differs from what it answered.
+///
+/// Threads: `request`/`reply` from the decoder thread; `pending`/`answer` from the output thread.
+final class FlushHandshake: Sendable {
+    private enum Slot {
+        case empty
+        case requested(generation: Int, FlushRequest)
+        case answered(generation: Int, FlushReply)
+    }
+
+    private let slot = Mutex(Slot.empty)
+    /// The generation of the newest request (released after the slot holds it).
+    private let posted = Atomic<Int>(0)
+
+    /// Decoder: posts a request.
+    func request(_ request: FlushRequest, generation: Int) {
+        slot.withLock { $0 = .requested(generation: generation, request) }
+        posted.store(generation, ordering: .releasing)
+    }
+
+    /// Decoder: the answer to `generation`, once given.
+    func reply(to generation: Int) -> FlushReply? {
+        slot.withLock { slot in
+            guard case let .answered(answered, reply) = slot, answered == generation else { return nil }
+            return reply
+        }
+    }
+
+    /// Output: the request not yet answered, if any (`answered`: the generation it answered last).
+    func pending(answered: Int) -> (generation: Int, request: FlushRequest)? {
+        guard posted.load(ordering: .acquiring) != answered else { return nil }
+        return slot.withLock { slot in
+            guard case let .requested(generation, request) = slot else { return nil }
+            return (generation, request)
+        }
+    }
+
+    /// Output: answers `generation`.
+    func answer(_ reply: FlushReply, generation: Int) {
+        slot.withLock { $0 = .answered(generation: generation, reply) }
+    }
+}
+
 /// The state both audio threads share: the ring, the mark and event queues, the flush handshake, the transport
 /// requests and the published position.
 ///
 /// Threads: fields are documented with their single writer; everything else only reads. All cross-thread fields are
-/// atomics or plain values ordered by an atomic's release/acquire (the handshake slots).
-final class EngineShared: @unchecked Sendable {
+/// atomics, lock-free containers, or behind a `Mutex` (the flush handshake).
+final class EngineShared: Sendable {
     let ring: PCMRing
     let marks = SPSCQueue<TrackMark>(capacity: 256, filler: .empty)            // decoder → output
-    let events = SPSCQueue<OutputEvent>(capacity: 128, filler: .empty)         // output → monitor
+    let events = SPSCQueue<OutputEvent>(capacity: 128, filler: .ended)         // output → monitor
     let outputBell = Doorbell()
     let decoderBell = Doorbell()
     let monitorBell = Doorbell()
 
-    // Flush handshake. Decoder writes the request slots, then `flushRequest` (release).
-    var requestedKind = FlushKind.drop
-    var requestedFormat: AudioFormat?
-    var requestedSettleMilliseconds = 0
-    let flushRequest = Atomic<Int>(0)
-    // Output writes the answer slots, then `flushAck` (release).
-    var answerPosition = 0
-    var answerFormat: AudioFormat?
-    var answerDeviceOpen = false
-    let flushAck = Atomic<Int>(0)
+    /// The flush handshake: the decoder asks, the output thread answers (see `FlushHandshake`).
+    let handshake = FlushHandshake()
     /// Decoder: the generation whose new data is now in the ring.
     let resumed = Atomic<Int>(0)
 

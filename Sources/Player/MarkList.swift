@@ -1,18 +1,15 @@
+import AudioCore
+
 /// The output thread's private, fixed-capacity list of marks between the listener and the end of the ring, in ring
 /// order. Kept so that a cursor rewind (pause without hardware pause, device loss) still knows what each byte is.
 ///
-/// Threads: the output thread only. Never allocates after `init`.
-struct MarkList {
+/// Threads: the output thread only. Never allocates after `init`; not copyable, so its storage has one owner.
+struct MarkList: ~Copyable {
     static let capacity = 64
-    private let storage: UnsafeMutablePointer<TrackMark>
+    private let storage = FixedBuffer<TrackMark>(count: MarkList.capacity, repeating: .empty)
     private(set) var count = 0
 
-    init() {
-        storage = .allocate(capacity: Self.capacity)
-        storage.initialize(repeating: .empty, count: Self.capacity)
-    }
-
-    func deallocate() { storage.deallocate() }
+    init() {}
 
     var isFull: Bool { count == Self.capacity }
     subscript(index: Int) -> TrackMark { storage[index] }

@@ -3,8 +3,9 @@ import AudioOutput
 import FermataCore
 import Glibc
 
-/// The output thread: the only owner of the device. It copies PCM from the ring into a preallocated period buffer,
-/// applies the volume ramp, writes to the sink, publishes the heard position and answers flush requests.
+/// The output thread: the only owner of the device, and the driver around `OutputMachine` (which decides the
+/// device's lifecycle). It copies PCM from the ring into a preallocated period buffer, applies the volume ramp,
+/// writes to the sink, publishes the heard position and answers flush requests.
 ///
 /// Threads: `run` is the body of the output thread; nothing else touches this object. On the steady path it neither
 /// locks, allocates, logs nor does I/O other than the device write itself; device (re)opening happens only on
@@ -15,47 +16,41 @@ final class OutputLoop {
     let config: EngineConfig
     /// Secondary outputs: each gets exactly the frames the sink accepted (after volume).
     let taps: [OutputTap]
-    private var state = OutputState.closed
-    private var format: AudioFormat?
+    private var machine = OutputMachine()
     private var bytesPerFrame = 0
     private var cursor = 0
     private var marks = MarkList()
     private var announcedSerial = 0
     private var lastAck = 0
-    private var hardwarePaused = false
     private var gain = 1.0
     private var rampTarget = 1.0
     private var rampStep = 0.0
-    private let scratch: UnsafeMutableRawPointer
+    private let scratchBuffer = FixedBuffer<UInt8>(byteCount: OutputLoop.scratchFrames * AudioFormat.maxBytesPerFrame)
+    private var scratch: UnsafeMutableRawPointer { scratchBuffer.raw }
     private static let scratchFrames = 8192
-    private static let maxFrameBytes = AudioFormat.maxBytesPerFrame
 
     init(shared: EngineShared, sink: any AudioSink, config: EngineConfig, taps: [OutputTap] = []) {
         self.shared = shared
         self.sink = sink
         self.config = config
         self.taps = taps
-        scratch = .allocate(byteCount: Self.scratchFrames * Self.maxFrameBytes, alignment: 64)
-        scratch.initializeMemory(as: UInt8.self, repeating: 0, count: Self.scratchFrames * Self.maxFrameBytes)
         gain = shared.volumeGain
         rampTarget = gain
-    }
-
-    deinit {
-        scratch.deallocate()
-        marks.deallocate()
     }
 
     func run() {
         while !shared.shutdown.load(ordering: .acquiring) {
             serviceFlush()
             servicePause()
-            if drainMarks() && state != .running { publishPosition() }
-            switch state {
+            if drainMarks() && machine.phase != .running { publishPosition() }
+            switch machine.phase {
             case .closed, .paused:
                 shared.outputBell.wait()
             case .waitingForDevice:
-                if !shared.outputBell.wait(nanoseconds: config.deviceRetryMilliseconds * 1_000_000) { reopenLostDevice() }
+                if !shared.outputBell.wait(nanoseconds: config.deviceRetryMilliseconds * 1_000_000),
+                   machine.retryDevice(paused: shared.pauseRequested.load(ordering: .relaxed), self) {
+                    publishPosition()
+                }
             case .running:
                 if shared.resumed.load(ordering: .acquiring) != lastAck {
                     shared.outputBell.wait(nanoseconds: 2_000_000)
@@ -71,7 +66,7 @@ final class OutputLoop {
 
     private func playOnePeriod() {
         announceMarks()
-        guard state == .running, let format else { return }
+        guard machine.phase == .running, let format = machine.format else { return }
         let boundary = nextBoundary()
         let available = min(shared.ring.readableBytes(from: cursor), boundary - cursor)
         let frames = min(available / bytesPerFrame, Self.scratchFrames, max(1, sink.periodFrames))
@@ -81,18 +76,18 @@ final class OutputLoop {
         }
         shared.ring.copy(from: cursor, into: scratch, count: frames * bytesPerFrame)
         applyVolume(frames: frames, format: format)
-        switch sink.write(scratch, frames: frames) {
+        let result = sink.write(scratch, frames: frames)
+        switch result {
         case let .written(n):
             cursor += n * bytesPerFrame
             if n > 0 { for tap in taps { tap.feed(scratch, frames: n, format: format) } }
             if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
                 shared.firstFrameNanoseconds.store(Int(truncatingIfNeeded: MonotonicClock.nanoseconds()), ordering: .relaxed)
             }
-        case .recovered:
-            emit(.underrun, entry: -1)
-        case .deviceLost, .failed:
-            loseDevice()
+        case .recovered, .deviceLost, .failed:
+            break
         }
+        machine.wrote(result, self)
         publishPosition()
     }
 
@@ -115,19 +110,19 @@ final class OutputLoop {
 
     private func publishPosition() {
         var heard = cursor
-        if state == .running || state == .paused, sink.isOpen {
+        if machine.phase == .running || machine.published == .paused, sink.isOpen {
             heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
         } else {
             heard = min(cursor, shared.ring.releasedPosition)
         }
         shared.ring.release(upTo: heard)
-        var position = HeardPosition(state: state, entryID: nil, sourceFrame: 0, sourceRate: 0, device: format)
+        var position = HeardPosition(state: machine.published, entryID: nil, sourceFrame: 0, sourceRate: 0,
+                                     device: machine.format)
         if let index = marks.lastIndex(atOrBefore: heard), bytesPerFrame > 0 {
             let mark = marks[index]
             position.entryID = mark.entryID
             position.sourceRate = Int(mark.sourceRate)
-            let frames = Double((heard - mark.position) / bytesPerFrame) * mark.rateRatio
-            position.sourceFrame = mark.sourceFrame + Int64(frames)
+            position.sourceFrame = mark.anchor(bytesPerFrame: bytesPerFrame).sourceFrame(at: heard)
             position.generation = mark.generation
             if index > 0 && marks[index - 1].serial <= announcedSerial { marks.removeFirst(index) }
         }
@@ -161,7 +156,7 @@ final class OutputLoop {
             guard mark.position <= cursor, mark.serial > announcedSerial else { continue }
             announcedSerial = mark.serial
             switch mark.kind {
-            case .trackStart: emit(.trackAudible, entry: mark.entryID, generation: mark.generation)
+            case .trackStart: if let entry = mark.entryID { emit(.trackAudible(entry, generation: mark.generation)) }
             case .jump: break
             case .end: finishStream(); return
             }
@@ -169,61 +164,17 @@ final class OutputLoop {
     }
 
     private func finishStream() {
-        sink.drain()
-        sink.close()
-        state = .closed
+        machine.streamEnded(self)
         marks.removeFirst(marks.count)
         shared.ring.release(upTo: cursor)
         publishPosition()
-        emit(.ended, entry: -1)
-    }
-
-    private func emit(_ kind: OutputEvent.Kind, entry: EntryID, generation: Int = 0) {
-        shared.events.push(OutputEvent(kind: kind, entryID: entry, generation: generation))
-        shared.monitorBell.ring()
+        emit(.ended)
     }
 
     // MARK: requests
 
     private func servicePause() {
-        let wanted = shared.pauseRequested.load(ordering: .acquiring)
-        if wanted && state == .running {
-            hardwarePaused = sink.pause(true)
-            if !hardwarePaused { rewindToHeard() }
-            state = .paused
-            publishPosition()
-        } else if !wanted && state == .paused {
-            if hardwarePaused && !sink.pause(false) { rewindToHeard() }
-            hardwarePaused = false
-            state = .running
-            publishPosition()
-        }
-    }
-
-    /// Drops what the device holds and moves the cursor back to what the listener has heard.
-    private func rewindToHeard() {
-        let heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
-        sink.drop()
-        cursor = heard
-        shared.ring.release(upTo: heard)
-    }
-
-    private func loseDevice() {
-        sink.close()
-        cursor = shared.ring.releasedPosition
-        hardwarePaused = false
-        state = .waitingForDevice
-        emit(.deviceLost, entry: -1)
-    }
-
-    private func reopenLostDevice() {
-        guard let format else { return }
-        guard let actual = try? sink.open(format, periodFrames: periodFrames(format), periods: config.periods),
-              actual.isDeviceCompatible(with: format) else { sink.close(); return }
-        state = shared.pauseRequested.load(ordering: .relaxed) ? .paused : .running
-        hardwarePaused = false
-        emit(.deviceRestored, entry: -1)
-        publishPosition()
+        if machine.setPaused(shared.pauseRequested.load(ordering: .acquiring), self) { publishPosition() }
     }
 
     private func periodFrames(_ format: AudioFormat) -> Int {
@@ -232,57 +183,47 @@ final class OutputLoop {
 
     /// Answers the decoder's flush request (see `FlushKind`).
     private func serviceFlush() {
-        let request = shared.flushRequest.load(ordering: .acquiring)
-        guard request != lastAck else { return }
-        let kind = shared.requestedKind
-        if kind == .reopen && shared.ring.readableBytes(from: cursor) > 0 && state == .running { return }
-        switch kind {
-        case .splice:
-            break
-        case .drop, .close:
-            if sink.isOpen { sink.drop() }
-            hardwarePaused = false
-        case .reopen:
-            if sink.isOpen { state == .running ? sink.drain() : sink.drop() }
-        }
+        guard let (generation, request) = shared.handshake.pending(answered: lastAck),
+              machine.canFlush(request.kind, ringHasData: shared.ring.readableBytes(from: cursor) > 0) else { return }
         shared.ring.release(upTo: cursor)
-        if kind == .close || kind == .reopen {
-            sink.close()
-            state = .closed
-        }
-        if kind == .reopen, shared.requestedSettleMilliseconds > 0 {
-            shared.outputBell.wait(nanoseconds: shared.requestedSettleMilliseconds * 1_000_000)
-        }
-        if let requested = shared.requestedFormat, kind != .close { openIfNeeded(requested) }
+        let format = machine.flush(request, paused: shared.pauseRequested.load(ordering: .relaxed), self)
+        bytesPerFrame = machine.format?.bytesPerFrame ?? 0
         while let stale = shared.marks.pop() {
             if stale.position < cursor && !marks.isFull { marks.append(stale) }
         }
         marks.truncate(at: cursor)
-        shared.answerPosition = cursor
-        shared.answerFormat = (sink.isOpen || state == .waitingForDevice) ? format : nil
-        shared.answerDeviceOpen = sink.isOpen
-        lastAck = request
-        shared.flushAck.store(request, ordering: .releasing)
+        lastAck = generation
+        shared.handshake.answer(FlushReply(position: cursor, format: format), generation: generation)
         shared.decoderBell.ring()
         publishPosition()
     }
+}
 
-    private func openIfNeeded(_ requested: AudioFormat) {
-        let paused = shared.pauseRequested.load(ordering: .relaxed)
-        if sink.isOpen && state != .closed {
-            if state == .waitingForDevice { state = paused ? .paused : .running }
-            return
-        }
-        do {
-            let actual = try sink.open(requested, periodFrames: periodFrames(requested), periods: config.periods)
-            format = actual
-            state = paused ? .paused : .running
-        } catch {
-            format = requested
-            state = .waitingForDevice
-            emit(.deviceLost, entry: -1)
-        }
-        bytesPerFrame = format?.bytesPerFrame ?? 0
-        hardwarePaused = false
+/// The real environment: the sink, the ring cursor and the event queue.
+extension OutputLoop: OutputEnvironment {
+    var deviceIsOpen: Bool { sink.isOpen }
+
+    func openDevice(_ format: AudioFormat) -> AudioFormat? {
+        try? sink.open(format, periodFrames: periodFrames(format), periods: config.periods)
+    }
+
+    func closeDevice() { sink.close() }
+    func pauseDevice(_ on: Bool) -> Bool { sink.pause(on) }
+    func dropDevice() { sink.drop() }
+    func drainDevice() { sink.drain() }
+    func settle(milliseconds: Int) { shared.outputBell.wait(nanoseconds: milliseconds * 1_000_000) }
+
+    func rewindToHeard() {
+        let heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
+        sink.drop()
+        cursor = heard
+        shared.ring.release(upTo: heard)
+    }
+
+    func rewindToReleased() { cursor = shared.ring.releasedPosition }
+
+    func emit(_ event: OutputEvent) {
+        shared.events.push(event)
+        shared.monitorBell.ring()
     }
 }

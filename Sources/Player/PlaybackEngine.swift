@@ -141,8 +141,8 @@ public final class PlaybackEngine: Sendable {
     }
 
     private static func translate(_ event: OutputEvent) -> EngineEvent {
-        switch event.kind {
-        case .trackAudible: .trackAudible(event.entryID, generation: event.generation)
+        switch event {
+        case let .trackAudible(entry, generation): .trackAudible(entry, generation: generation)
         case .ended: .ended
         case .deviceLost: .deviceLost
         case .deviceRestored: .deviceRestored

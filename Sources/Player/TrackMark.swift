@@ -15,29 +15,27 @@ struct TrackMark: BitwiseCopyable {
     var generation: Int
     var position: Int
     var kind: Kind
-    var entryID: EntryID
+    /// The entry the ring continues with (nil: the end of the stream).
+    var entryID: EntryID?
     var sourceFrame: Int64
     var sourceRate: Int32
     /// Source frames per device frame (1 unless resampling).
     var rateRatio: Double
 
-    static let empty = TrackMark(serial: 0, generation: 0, position: 0, kind: .end, entryID: -1, sourceFrame: 0, sourceRate: 0, rateRatio: 1)
+    /// Where this mark's piece begins, for mapping later ring positions to source frames.
+    func anchor(bytesPerFrame: Int) -> RingTimeline.Anchor {
+        RingTimeline.Anchor(position: position, sourceFrame: sourceFrame, bytesPerFrame: bytesPerFrame, ratio: rateRatio)
+    }
+
+    static let empty = TrackMark(serial: 0, generation: 0, position: 0, kind: .end, entryID: nil, sourceFrame: 0, sourceRate: 0, rateRatio: 1)
 }
 
 /// Something the output thread wants the rest of the program to know, sent without locks or allocation.
-struct OutputEvent: BitwiseCopyable {
-    enum Kind: UInt8 {
-        case trackAudible
-        case ended
-        case deviceLost
-        case deviceRestored
-        case underrun
-    }
-
-    var kind: Kind
-    var entryID: EntryID
-    /// The start generation of the mark that caused it (0 when none).
-    var generation = 0
-
-    static let empty = OutputEvent(kind: .ended, entryID: -1)
+enum OutputEvent: BitwiseCopyable {
+    /// The first frame of this entry reached the device, for the `start` of this generation.
+    case trackAudible(EntryID, generation: Int)
+    case ended
+    case deviceLost
+    case deviceRestored
+    case underrun
 }

@@ -1,0 +1,430 @@
+import AudioCore
+import Decoders
+import FermataCore
+
+/// The decoder side of the playback engine as one value: what is being decoded (`Phase`: nothing, a track with its
+/// successor once known, or a finished track waiting for one), the device format the ring is written at, the tempo,
+/// the loop practice settings and the inserts still to write before the music. It takes the player's commands and
+/// the results of each decoding step, and acts only through a `DecoderEnvironment` — so every decision (gapless
+/// hand-over, seam, splice, count-in, stop) is tested with no thread, device or file (`DecoderMachineTests`).
+///
+/// Threads: owned by `DecodeLoop`, used on the decoder thread only.
+struct DecoderMachine {
+    enum Phase: Equatable {
+        /// Nothing to decode: never started, stopped, or the stream's end is written (the output plays the rest).
+        case idle
+        /// Decoding a track; `next` is what follows it once the player has said.
+        case decoding(Cursor, next: Successor)
+        /// This entry ended or failed; the stream goes on when the player says what follows it.
+        case awaitingSuccessor(after: EntryID)
+    }
+
+    /// Where the decoder is in a track.
+    struct Cursor: Equatable {
+        var item: PlayableItem
+        var format: AudioFormat
+        /// The next source frame the decoder reads.
+        var position: Int64
+        /// Loop seams passed since the loop was set.
+        var passes = 0
+    }
+
+    /// What follows the track being decoded.
+    enum Successor: Equatable {
+        case unknown
+        /// The player said: this item (nil: the stream ends after the track).
+        case known(PlayableItem?)
+    }
+
+    /// How the device format follows the tracks (`EngineConfig.formatPolicy`).
+    let formatPolicy: FormatPolicy
+    let loopCrossfadeMilliseconds: Int
+    /// How many frames the environment's crossfade buffers hold.
+    let crossfadeCapacity: Int
+    /// The most frames one decode step reads.
+    static let chunkFrames = 4096
+
+    private(set) var phase = Phase.idle
+    /// The format the ring is written at (nil: the device is closed).
+    private(set) var device: AudioFormat?
+    /// Playback speed (1 = normal); the converter follows it.
+    private(set) var tempo = 1.0
+    private(set) var practice = LoopPractice()
+    /// Count-ins and spoken words still to write before the music, in order.
+    private(set) var inserts: [ClickTrack] = []
+    private var announcements = PendingAnnouncements()
+    /// The newest `PlaybackEngine.start` handled; stamped on every mark asked for since.
+    private(set) var startGeneration = 0
+
+    init(formatPolicy: FormatPolicy, loopCrossfadeMilliseconds: Int, crossfadeCapacity: Int) {
+        self.formatPolicy = formatPolicy
+        self.loopCrossfadeMilliseconds = loopCrossfadeMilliseconds
+        self.crossfadeCapacity = crossfadeCapacity
+    }
+
+    /// Whether a step has anything to do (a track to decode).
+    var isDecoding: Bool {
+        if case .decoding = phase { return true }
+        return false
+    }
+
+    // MARK: commands
+
+    mutating func handle(_ command: DecoderCommand, _ env: some DecoderEnvironment) {
+        switch command {
+        case let .start(item, frame, generation, countIn):
+            startGeneration = generation
+            start(item, at: max(0, frame), countIn: countIn, env)
+        case let .setPassCountIn(plan): practice.passCountIn = plan
+        case let .announce(speech, duck): announce(.init(speech: speech, duck: duck), env)
+        case let .trackAnnouncement(entry, speech, duck): announcements.prepare(.init(speech: speech, duck: duck), for: entry)
+        case let .setUpcoming(after, item): setUpcoming(after: after, item, env)
+        case let .setLoop(entry, region): setLoop(entry: entry, region, env)
+        case let .setTempo(tempo): changeTempo(tempo, env)
+        case let .setTrainer(trainer):
+            practice.trainer = trainer
+            resetPasses()
+            if let trainer { changeTempo(trainer.start, env) }
+        case .stop: stop(env)
+        }
+    }
+
+    /// Plays `item` from `frame`, discarding what the ring and device hold (start, skip, seek). The successor already
+    /// known survives a seek within the same entry.
+    private mutating func start(_ item: PlayableItem, at frame: Int64, countIn: CountInPlan?,
+                                _ env: some DecoderEnvironment) {
+        inserts.removeAll()
+        env.setOverlay(nil)
+        var next = Successor.unknown
+        if case let .decoding(cursor, known) = phase, cursor.item.entryID == item.entryID { next = known }
+        let source: AudioFormat
+        do throws(DecoderError) {
+            source = try env.openDecoder(item, at: frame)
+        } catch {
+            flush(.drop, open: nil, env)
+            env.resume()
+            failed(item, error.description, env)
+            return
+        }
+        let wanted = deviceFormat(for: source, env)
+        let needsReopen = device.map { !$0.isDeviceCompatible(with: wanted) && isFollowing } ?? false
+        flush(needsReopen ? .reopen : .drop, open: wanted, env)
+        env.resetConverter()
+        begin(SourcePoint(item: item, frame: frame), source: source, kind: .trackStart, next: next, env)
+        if let words = announcements.takeForStart() { place(words, at: SourcePoint(item: item, frame: frame),
+                                                            sourceRate: source.sampleRate, env) }
+        if let countIn { beginCountIn(countIn, at: SourcePoint(item: item, frame: frame), sourceRate: source.sampleRate, env) }
+        env.resume()
+    }
+
+    private mutating func stop(_ env: some DecoderEnvironment) {
+        inserts.removeAll()
+        env.setOverlay(nil)
+        flush(.close, open: nil, env)
+        phase = .idle
+        env.closeDecoder()
+        env.resetConverter()
+        env.resume()
+    }
+
+    private mutating func setUpcoming(after entry: EntryID, _ item: PlayableItem?, _ env: some DecoderEnvironment) {
+        switch phase {
+        case .awaitingSuccessor(entry):
+            advance(to: item, env)
+        case let .decoding(cursor, _) where cursor.item.entryID == entry:
+            phase = .decoding(cursor, next: .known(item))
+        case let .decoding(cursor, _):
+            // The decoder already moved past `entry` into a successor the player no longer wants: splice at the
+            // listener's position if it is still in `entry`.
+            guard cursor.item.entryID != item?.entryID, env.timelineContains(entry) else { return }
+            if let heard = flush(.splice, open: nil, env).heard {
+                reposition(heard, env)
+                if case let .decoding(now, _) = phase, now.item.entryID == entry {
+                    phase = .decoding(now, next: .known(item))
+                }
+            }
+            env.resume()
+        case .idle, .awaitingSuccessor:
+            return
+        }
+    }
+
+    private mutating func setLoop(entry: EntryID, _ region: LoopRegion?, _ env: some DecoderEnvironment) {
+        practice.set(entry: entry, region)
+        resetPasses()
+        guard let region, case let .decoding(cursor, _) = phase else { return }
+        let decoderIsPast = cursor.item.entryID != entry || cursor.position > region.end
+        guard decoderIsPast, env.timelineContains(entry) else { return }
+        if let heard = flush(.splice, open: nil, env).heard {
+            reposition(heard, env)
+            // B lies behind the cursor already: this one seam happens here, the next ones exactly at B.
+            if case let .decoding(now, _) = phase, now.item.entryID == entry, now.position > region.end {
+                _ = loopSeam(LoopRegion(start: region.start, end: now.position), env)
+            }
+        }
+        env.resume()
+    }
+
+    /// A new speed: what is heard continues from the heard position at the new tempo (a splice at the cursor).
+    private mutating func changeTempo(_ newTempo: Double, _ env: some DecoderEnvironment) {
+        guard newTempo != tempo else { return }
+        guard !env.timelineIsEmpty else {
+            setTempo(newTempo, continuous: false, env)
+            return
+        }
+        let answer = flush(.splice, open: nil, env)
+        setTempo(newTempo, continuous: false, env)
+        if let heard = answer.heard { reposition(heard, env) }
+        env.resume()
+    }
+
+    /// Speaks now at the heard position (over the music or before it), or at the next start when nothing plays.
+    private mutating func announce(_ words: PendingAnnouncements.Words, _ env: some DecoderEnvironment) {
+        guard device != nil, !env.timelineIsEmpty else {
+            announcements.holdForNextStart(words)
+            return
+        }
+        if let heard = flush(.splice, open: nil, env).heard {
+            reposition(heard, env)
+            let rate = if case let .decoding(cursor, _) = phase { cursor.format.sampleRate } else { device?.sampleRate ?? 0 }
+            place(words, at: heard, sourceRate: rate, env)
+        }
+        env.resume()
+    }
+
+    // MARK: one step of the steady path
+
+    /// Writes the next piece of the stream: an insert, a loop seam, a chunk of the track, or the hand-over at its end.
+    mutating func step(_ env: some DecoderEnvironment) {
+        if !inserts.isEmpty, writeInsert(env) { return }
+        guard case .decoding(var cursor, let next) = phase, let device else { return }
+        let region = practice.region(entry: cursor.item.entryID, position: cursor.position, passes: cursor.passes)
+        if let region, cursor.position >= region.end {
+            _ = loopSeam(region, env)
+            return
+        }
+        var frames = Self.chunkFrames
+        if let region { frames = min(frames, Int(region.end - cursor.position)) }
+        switch env.decode(maxFrames: frames, device: device) {
+        case let .written(n):
+            cursor.position += Int64(n)
+            phase = .decoding(cursor, next: next)
+        case .endOfStream:
+            trackFinished(env)
+        case let .failed(reason):
+            env.emit(.trackFailed(cursor.item.entryID, reason))
+            trackFinished(env)
+        }
+    }
+
+    /// At B: the crossfade of the frames after B with those from A, continuing at A + fade, so every pass is exactly
+    /// B − A frames long (a plain jump with no fade); with a count-in before each pass, the clicks instead. False
+    /// when the ring had no room yet.
+    private mutating func loopSeam(_ region: LoopRegion, _ env: some DecoderEnvironment) -> Bool {
+        guard case .decoding(var cursor, let next) = phase, let device else { return false }
+        let fade = LoopPractice.fadeFrames(milliseconds: loopCrossfadeMilliseconds, format: cursor.format,
+                                          capacity: crossfadeCapacity, region: region)
+        guard env.seamHasRoom(fadeFrames: fade, device: device) else { return false }
+        let countIn = practice.seamCountIn
+        do throws(DecoderError) {
+            if countIn != nil {
+                try env.seek(to: region.start)
+            } else {
+                try env.readSeam(from: region.start, fadeFrames: fade, format: cursor.format)
+            }
+        } catch {
+            env.emit(.trackFailed(cursor.item.entryID, error.description))
+            trackFinished(env)
+            return true
+        }
+        let resume = SourcePoint(item: cursor.item, frame: region.start)
+        if countIn != nil {
+            // The pass ends exactly at B, the clicks follow, then A (no crossfade: the clicks are the break).
+            env.drainConverter()
+            env.resetConverter()
+            trainAtSeam(passes: cursor.passes + 1, env)
+            cursor.position = region.start
+        } else {
+            trainAtSeam(passes: cursor.passes + 1, env)
+            mark(.jump, resume, sourceRate: cursor.format.sampleRate, env)
+            if fade > 0 { env.writeSeamCrossfade(fadeFrames: fade, format: cursor.format) }
+            cursor.position = region.start + Int64(fade)
+        }
+        cursor.passes += 1
+        phase = .decoding(cursor, next: next)
+        if let countIn { beginCountIn(countIn, at: resume, sourceRate: cursor.format.sampleRate, env) }
+        return true
+    }
+
+    /// The speed trainer's step: the stretcher keeps its state, so the pass that follows is as seamless as any other.
+    private mutating func trainAtSeam(passes: Int, _ env: some DecoderEnvironment) {
+        guard let next = practice.trainedTempo(afterPass: passes, tempo: tempo) else { return }
+        setTempo(next, continuous: true, env)
+        env.emit(.tempoChanged(next))
+    }
+
+    /// Writes the next chunk of the first insert; true while inserts remain.
+    private mutating func writeInsert(_ env: some DecoderEnvironment) -> Bool {
+        guard var insert = inserts.first, let device else { return false }
+        insert.written += env.writeInsert(insert, device: device)
+        if insert.written < insert.total {
+            inserts[0] = insert
+            return true
+        }
+        inserts.removeFirst()
+        // The next insert holds the position again at once (its mark overrides this one at the same place).
+        mark(.jump, insert.resume, sourceRate: insert.sourceRate, holds: !inserts.isEmpty, env)
+        return !inserts.isEmpty
+    }
+
+    // MARK: hand-over
+
+    /// The track being decoded reached its end (or failed mid-stream).
+    private mutating func trackFinished(_ env: some DecoderEnvironment) {
+        guard case let .decoding(cursor, next) = phase else { return }
+        env.closeDecoder()
+        if case let .known(item) = next {
+            phase = .idle
+            advance(to: item, env)
+        } else {
+            phase = .awaitingSuccessor(after: cursor.item.entryID)
+        }
+    }
+
+    /// Continues the stream with `item`, gaplessly when the formats allow; ends the stream when nil.
+    private mutating func advance(to item: PlayableItem?, _ env: some DecoderEnvironment) {
+        guard let item else {
+            env.drainConverter()
+            mark(.end, nil, sourceRate: 0, env)
+            phase = .idle
+            return
+        }
+        let source: AudioFormat
+        do throws(DecoderError) {
+            source = try env.openDecoder(item, at: nil)
+        } catch {
+            failed(item, error.description, env)
+            return
+        }
+        if env.converterNeedsDrain(before: source) { env.drainConverter() }
+        let start = SourcePoint(item: item, frame: 0)
+        if device == nil {
+            flush(.drop, open: deviceFormat(for: source, env), env)
+            begin(start, source: source, kind: .trackStart, next: .unknown, env)
+            env.resume()
+        } else if let device, isFollowing, !device.isDeviceCompatible(with: source) {
+            flush(.reopen, open: source, env)
+            begin(start, source: source, kind: .trackStart, next: .unknown, env)
+            env.resume()
+        } else {
+            begin(start, source: source, kind: .trackStart, next: .unknown, env)
+        }
+        if let words = announcements.take(for: item.entryID) { place(words, at: start, sourceRate: source.sampleRate, env) }
+    }
+
+    private mutating func begin(_ point: SourcePoint, source: AudioFormat, kind: TrackMark.Kind, next: Successor,
+                                _ env: some DecoderEnvironment) {
+        guard let device else {
+            phase = .idle
+            env.closeDecoder()
+            return
+        }
+        env.configureConverter(source: source, device: device, gain: point.item.replayGain)
+        phase = .decoding(Cursor(item: point.item, format: source, position: point.frame), next: next)
+        mark(kind, point, sourceRate: source.sampleRate, env)
+        if kind == .trackStart { env.emit(.decodingStarted(point.item.entryID)) }
+    }
+
+    /// After a splice: continues decoding at `point`, which the ring's new end holds (loop passes and the known
+    /// successor kept when it is the same entry).
+    private mutating func reposition(_ point: SourcePoint, _ env: some DecoderEnvironment) {
+        var passes = 0, next = Successor.unknown
+        if case let .decoding(cursor, known) = phase, cursor.item == point.item { (passes, next) = (cursor.passes, known) }
+        let source: AudioFormat
+        do throws(DecoderError) {
+            source = try env.openDecoder(point.item, at: point.frame)
+        } catch {
+            failed(point.item, error.description, env)
+            return
+        }
+        env.resetConverter()
+        begin(point, source: source, kind: .jump, next: next, env)
+        if case .decoding(var cursor, let next) = phase {
+            cursor.passes = passes
+            phase = .decoding(cursor, next: next)
+        }
+    }
+
+    private mutating func failed(_ item: PlayableItem, _ reason: String, _ env: some DecoderEnvironment) {
+        phase = .awaitingSuccessor(after: item.entryID)
+        env.closeDecoder()
+        env.emit(.trackFailed(item.entryID, reason))
+    }
+
+    // MARK: inserts
+
+    /// Clicks before the music at `point`: the position stays there while they play (a mark with no source
+    /// advance), then the music follows in the next device frame.
+    private mutating func beginCountIn(_ plan: CountInPlan, at point: SourcePoint, sourceRate: Int,
+                                       _ env: some DecoderEnvironment) {
+        guard let device, plan.beats > 0 else { return }
+        let tagged = plan.bpm == nil ? env.taggedBPM(of: point.item).flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil } : nil
+        let bpm = (plan.bpm ?? tagged ?? plan.fallbackBPM) * tempo
+        mark(.jump, point, sourceRate: sourceRate, holds: true, env)
+        inserts.append(.countIn(beats: plan.beats, bpm: bpm, deviceRate: device.sampleRate, resume: point,
+                                sourceRate: sourceRate))
+    }
+
+    /// Words over the music (ducked) or before it (an insert while the position holds at `point`).
+    private mutating func place(_ words: PendingAnnouncements.Words, at point: SourcePoint, sourceRate: Int,
+                                _ env: some DecoderEnvironment) {
+        guard let device else { return }
+        let samples = words.speech.resampled(to: device.sampleRate)
+        if words.duck {
+            env.setOverlay(SpeechOverlay(speech: samples, ramp: device.sampleRate / 10))
+        } else {
+            mark(.jump, point, sourceRate: sourceRate, holds: true, env)
+            inserts.append(.words(samples, resume: point, sourceRate: sourceRate))
+        }
+    }
+
+    // MARK: helpers
+
+    @discardableResult
+    private mutating func flush(_ kind: FlushKind, open format: AudioFormat?,
+                                _ env: some DecoderEnvironment) -> FlushAnswer {
+        let answer = env.flush(kind, open: format)
+        device = kind == .close ? nil : answer.device
+        return answer
+    }
+
+    private mutating func setTempo(_ value: Double, continuous: Bool, _ env: some DecoderEnvironment) {
+        tempo = value
+        env.setConverterTempo(value, continuous: continuous)
+    }
+
+    private func mark(_ kind: TrackMark.Kind, _ point: SourcePoint?, sourceRate: Int, holds: Bool = false,
+                      _ env: some DecoderEnvironment) {
+        env.pushMark(MarkRequest(kind: kind, point: point, sourceRate: sourceRate, holdsPosition: holds,
+                                 generation: startGeneration), device: device)
+    }
+
+    private mutating func resetPasses() {
+        if case .decoding(var cursor, let next) = phase {
+            cursor.passes = 0
+            phase = .decoding(cursor, next: next)
+        }
+    }
+
+    private var isFollowing: Bool {
+        if case .follow = formatPolicy { return true }
+        return false
+    }
+
+    /// The format to open the device at for a stream starting with `source`.
+    private func deviceFormat(for source: AudioFormat, _ env: some DecoderEnvironment) -> AudioFormat {
+        if case let .fixed(format?) = formatPolicy { return format }
+        if let device, !isFollowing, !env.outputIsClosed { return device }
+        return source
+    }
+}
