@@ -2,6 +2,12 @@
 // Swift 6.2 or later: swift-log 1.16 and swift-service-lifecycle 2.13 (the versions the package mirror holds) declare
 // tools 6.2, GRDB 7.10 and swift-nio 2.101 6.1; Debian 13's packaged Swift 6.0.3 cannot resolve them.
 // Fermata: a headless, gapless jukebox for single-board computers.
+//
+// Module graph (one-way; README "Layout" says what each holds):
+//   AudioCore ← FermataCore ← Decoders ← Engine ← Player ← Daemon ← fermatad
+//   AudioCore ← AudioOutput ← Engine                  Library ← Daemon
+//   FermataCore ← MPDProtocol ← MPDServer ← Daemon    FermataConfig ← Controls ← Daemon
+//   fermata (CLI) ← Engine, Player, Controls, FermataConfig
 import PackageDescription
 
 /// The installed programs' LOAD segments are aligned to 16 KiB, so they also run on kernels with 16 KiB pages
@@ -54,10 +60,13 @@ let package = Package(
         // ALSA and paced-null sinks behind `AudioSink`.
         .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
         // The engine: decoder thread, output thread, gapless hand-over, loops, transport.
+        // The playing core: decoder and output threads around two state machines; no Foundation, no logging.
+        .target(name: "Engine", dependencies: ["AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch"]),
+        // The `Player` actor: queue, modes and loop region on top of the engine; announcements through eSpeak.
         .target(
             name: "Player",
             dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch", "CSpeech",
+                "AudioCore", "FermataCore", "Decoders", "Engine", "CSpeech",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,7 +76,7 @@ let package = Package(
         .target(
             name: "Daemon",
             dependencies: [
-                "AudioCore", "FermataCore", "FermataConfig", "Player", "AudioOutput", "Decoders", "Library",
+                "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
                 "MPDProtocol", "MPDServer", "Controls", "CFileShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -89,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "fermata",
             dependencies: [
-                "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
+                "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -100,7 +109,7 @@ let package = Package(
         .executableTarget(name: "AbuseBench", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
         .executableTarget(
             name: "FermataBench",
-            dependencies: ["Player", "AudioOutput", "FermataCore", "TestSupport"]
+            dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"]
         ),
 
         // The music library: GRDB database, migrations, scanner, search, custom metadata.
@@ -160,7 +169,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "FermataConfig", "TestSupport", "Player", "Decoders", "FermataCore", "Controls",
+                "Daemon", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders", "FermataCore", "Controls",
                 .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -168,7 +177,7 @@ let package = Package(
         .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport", "MPDProtocol"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
+        .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
         // An in-memory MPDBackend shared by the two MPD test targets.
         .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore"], path: "Tests/MPDTestSupport"),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),

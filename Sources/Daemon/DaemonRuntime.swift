@@ -1,7 +1,8 @@
 import AudioCore
-import FermataConfig
 import AudioOutput
 import Controls
+import Engine
+import FermataConfig
 import FermataCore
 import Foundation
 import Library

@@ -1,9 +1,10 @@
+import Decoders
+import Engine
 import FermataCore
 import Foundation
 import Library
 import MPDProtocol
 import Player
-import Decoders
 
 /// Queue commands: reading with tags from the library, and edits through the player (durable before they return).
 extension FermataBackend {

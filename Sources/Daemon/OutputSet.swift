@@ -1,5 +1,6 @@
 import AudioCore
 import AudioOutput
+import Engine
 import FermataConfig
 import Logging
 import MPDProtocol

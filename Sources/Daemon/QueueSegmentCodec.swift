@@ -1,5 +1,6 @@
-import FermataCore
 import Decoders
+import Engine
+import FermataCore
 import Player
 
 /// The text of one stored queue segment: a JSON array of entries, each `[id, version, "uri", track gain, track

@@ -1,5 +1,6 @@
-import FermataCore
 import Decoders
+import Engine
+import FermataCore
 import GRDB
 import Player
 

@@ -1,4 +1,5 @@
 import Decoders
+import Engine
 import FermataCore
 import Foundation
 import GRDB

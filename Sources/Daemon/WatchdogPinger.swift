@@ -1,4 +1,5 @@
 import AudioCore
+import Engine
 import Logging
 import Player
 

@@ -1,8 +1,9 @@
 import AudioCore
 import AudioOutput
+import Engine
 import FermataCore
-import Foundation
 import Player
+import Foundation
 import TestSupport
 
 /// CPU seconds per audio second: FLAC 44.1 kHz/16-bit stereo through the whole engine into ALSA's `null` PCM,

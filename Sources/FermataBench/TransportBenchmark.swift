@@ -1,8 +1,9 @@
 import AudioCore
 import AudioOutput
+import Engine
 import FermataCore
-import Foundation
 import Player
+import Foundation
 import TestSupport
 
 /// Command → first changed frame at the device, for seeks and pauses, on a paced output with 5 ms periods.

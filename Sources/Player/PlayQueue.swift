@@ -1,4 +1,5 @@
 import Decoders
+import Engine
 import FermataCore
 
 /// One entry of the play queue: a file under a stable id, with the ReplayGain values read from its tags.

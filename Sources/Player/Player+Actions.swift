@@ -1,6 +1,7 @@
 import AudioCore
-import FermataCore
 import Decoders
+import Engine
+import FermataCore
 
 /// The player's answers to each `ControlAction`.
 extension Player {

@@ -1,5 +1,6 @@
 import AudioCore
 import Decoders
+import Engine
 import FermataCore
 
 /// Queue editing and restoring (MPD `add`, `delete`, `move`, `clear`, `shuffle`, `random`, `consume`).

@@ -1,5 +1,6 @@
 import AudioCore
 import Decoders
+import Engine
 import FermataCore
 import Logging
 

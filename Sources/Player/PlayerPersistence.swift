@@ -1,4 +1,5 @@
 import Decoders
+import Engine
 import FermataCore
 
 /// One edit of the queue, as the persistence layer needs it to write as little as possible.

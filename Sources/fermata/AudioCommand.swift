@@ -1,6 +1,7 @@
 import ArgumentParser
 import AudioCore
 import AudioOutput
+import Engine
 import FermataConfig
 import Foundation
 import Player

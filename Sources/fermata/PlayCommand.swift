@@ -2,6 +2,7 @@ import ArgumentParser
 import AudioCore
 import AudioOutput
 import Decoders
+import Engine
 import FermataCore
 import Foundation
 import Logging

@@ -1,4 +1,5 @@
 @testable import Daemon
+import Engine
 import FermataCore
 import Foundation
 import GRDB
@@ -6,8 +7,8 @@ import Library
 import Logging
 import Player
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// A command list's queue edits commit once, when the list ends (10,000 `add`s in one list used to cost 10,000
 /// fsyncs: 27.6 s), and another client's edit is never held back by it.

@@ -1,11 +1,12 @@
 @testable import Daemon
+import Engine
 import FermataCore
 import Foundation
 import GRDB
 import Logging
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Position checkpoints go to the one-sector file beside the state database, not through SQLite, and whichever of the
 /// two holds the newer save is what a restart comes back to.

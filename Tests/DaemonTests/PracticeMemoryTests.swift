@@ -1,11 +1,12 @@
 import AudioOutput
 import Daemon
+import Engine
 import FermataCore
 import Foundation
 import Logging
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Per-track memory: entering a track restores its last loop and tempo; a change made on the track is kept.
 @Suite struct PracticeMemoryTests {

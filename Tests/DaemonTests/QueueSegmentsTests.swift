@@ -1,13 +1,14 @@
 @testable import Daemon
 import Decoders
+import Engine
 import FermataCore
 import Foundation
 import GRDB
 import Library
 import Logging
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// The queue saved as runs of entries (`queue_segment`): every edit comes back exactly after a reopen, an edit writes
 /// only the runs it touched, damaged text loses one run rather than the queue, a v3 database (one row per entry) is

@@ -1,12 +1,13 @@
 import Daemon
 import Decoders
+import Engine
 import FermataCore
 import Foundation
 import GRDB
 import Logging
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// The queue and player state come back from the database exactly as they were saved.
 @Suite struct StateStoreTests {

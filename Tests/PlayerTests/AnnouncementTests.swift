@@ -1,9 +1,10 @@
 import AudioCore
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Spoken announcements (eSpeak NG) on captured PCM: before the music, over it (ducked), and at track changes.
 @Suite struct AnnouncementTests {

@@ -1,8 +1,9 @@
 import AudioCore
+import Engine
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Corrupt, truncated and mislabelled files give a typed error and playback moves on.
 @Suite struct CorruptInputTests {

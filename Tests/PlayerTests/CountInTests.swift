@@ -1,9 +1,10 @@
 import AudioCore
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Count-in clicks on captured PCM: each click starts exactly on its beat frame, silence between clicks, and the
 /// music follows sample-exact in the next frame.

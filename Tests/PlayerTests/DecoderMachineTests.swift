@@ -1,6 +1,7 @@
 import AudioCore
+@testable import Engine
 import FermataCore
-@testable import Player
+import Player
 import Testing
 
 /// The decoder's state machine with no thread, device or file: commands and step results in, the environment's

@@ -1,9 +1,10 @@
 import AudioCore
 import AudioOutput
+import Engine
 import FermataCore
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// A device that vanishes mid-track: the engine closes it, retries, and resumes at the same sample.
 @Suite struct DeviceLossTests {

@@ -1,8 +1,9 @@
 import AudioCore
+import Engine
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// What happens when the sample format changes between tracks, asserted on the capture.
 @Suite struct FormatChangeTests {

@@ -1,8 +1,9 @@
 import AudioCore
+import Engine
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Gapless playback through real ALSA (the `file` plugin): the capture equals the source sample for sample.
 @Suite struct GaplessTests {

@@ -1,9 +1,10 @@
 import AudioCore
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// A–B loops on captured PCM: lead-in to B, then N passes of A..B with an exact equal-power seam, then the rest.
 @Suite struct LoopTests {

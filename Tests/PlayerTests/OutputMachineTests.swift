@@ -1,6 +1,7 @@
 import AudioCore
 import AudioOutput
-@testable import Player
+@testable import Engine
+import Player
 import Testing
 
 /// The output thread's device lifecycle with no thread or device: requests and write results in, the recorded sink

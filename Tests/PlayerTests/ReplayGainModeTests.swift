@@ -1,9 +1,10 @@
 import AudioCore
 import Decoders
+import Engine
 import FermataCore
 @testable import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Which ReplayGain value a queued song is played with, per mode.
 @Suite struct ReplayGainModeTests {

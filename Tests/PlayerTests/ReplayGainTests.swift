@@ -1,9 +1,10 @@
 import AudioCore
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// ReplayGain from the tags, with the tagged peak limiting the gain so nothing clips.
 @Suite struct ReplayGainTests {

@@ -1,9 +1,10 @@
 import AudioCore
+@testable import Engine
 import Foundation
-@testable import Player
+import Player
 import Synchronization
-import Testing
 import TestSupport
+import Testing
 
 /// Issue 14, Build 7: the seqlock through which the output thread publishes the heard position
 /// (`EngineShared.publish` / `heard`), between a writer thread and a reader thread.

@@ -1,9 +1,10 @@
 import AudioCore
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Slow-down and speed-up without pitch change (SoundTouch in the decoder's float stage), on captured PCM.
 @Suite struct TempoTests {

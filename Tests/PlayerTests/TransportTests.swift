@@ -1,10 +1,11 @@
 import AudioCore
 import AudioOutput
+import Engine
 import FermataCore
 import Foundation
 import Player
-import Testing
 import TestSupport
+import Testing
 
 /// Transport through the real engine on the paced null output (real-time pacing, no sound card).
 @Suite struct TransportTests {

@@ -1,6 +1,6 @@
 import AudioCore
 import FermataCore
-import Foundation
+import Glibc
 
 /// Audio inserted before the music while the position holds still: a count-in (`beats` clicks `interval` device
 /// frames apart, beat one accented) or spoken words (mono samples at the device rate). A value the decoder machine
