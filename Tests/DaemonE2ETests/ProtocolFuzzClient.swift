@@ -214,7 +214,9 @@ struct DaemonProcess: Sendable {
             let arguments = raw.split(separator: 0, omittingEmptySubsequences: false).map {
                 String(decoding: $0, as: UTF8.self)
             }
-            guard arguments.first?.hasSuffix("/fermatad") == true,
+            // The program is the first argument, or the second under an emulator that keeps it (qemu-user's
+            // binfmt_misc interpreter runs as `qemu-aarch64 /path/fermatad ...`).
+            guard arguments.prefix(3).contains(where: { $0.hasSuffix("/fermatad") }),
                   let flag = arguments.firstIndex(of: "--state"), flag + 1 < arguments.count,
                   arguments[flag + 1] == stateDirectory else { continue }
             return DaemonProcess(pid: pid, stateDirectory: stateDirectory)
