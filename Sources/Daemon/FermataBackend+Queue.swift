@@ -48,14 +48,13 @@ extension FermataBackend {
             case let .add(source, position):
                 return try await add(source, at: position)
             case let .delete(target):
-                try await player.remove(ids: Set(try entries(target, await player.queueView()).map(\.id)))
+                try await player.remove(resolving: { Set(try Self.entries(target, $0).map(\.id)) })
             case let .move(target, position):
                 try await move(target, to: position)
             case .clear:
                 await player.clear()
             case let .shuffle(range):
-                let count = await player.queueView().queue.count
-                await player.shuffle(range.map { $0.clamped(to: count) })
+                try await player.shuffle(resolving: { view in range.map { $0.clamped(to: view.queue.count) } })
             }
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)
@@ -63,21 +62,23 @@ extension FermataBackend {
         return []
     }
 
-    /// Adds what `source` names at `position`. Appending needs no look at the queue (a list of 10,000 `add`s: one
-    /// actor turn each, not two).
+    /// Adds what `source` names at `position`, resolved against the queue in the same player turn as the insert.
+    /// Appending needs no look at the queue (a list of 10,000 `add`s: no queue view built for each).
     private func add(_ source: QueueSource, at position: QueueInsertPosition) async throws -> [EntryID] {
         let files = try await queueFiles(try await resolveFiles(source))
-        let at = position == .end ? nil : try insertionIndex(position, await player.queueView())
-        return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: at)
+        if position == .end { return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: nil) }
+        return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain),
+                                       resolvingPosition: { try Self.insertionIndex(position, $0) })
     }
 
     private func move(_ target: QueueTarget, to position: QueueInsertPosition) async throws {
-        let view = await player.queueView()
-        let moving = try entries(target, view)
-        guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return }
-        let destination = try insertionIndex(position, view) ?? (view.queue.count - moving.count)
-        guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
-        try await player.move(first..<(first + moving.count), to: destination)
+        try await player.move(resolving: { view in
+            let moving = try Self.entries(target, view)
+            guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return nil }
+            let destination = try Self.insertionIndex(position, view) ?? (view.queue.count - moving.count)
+            guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
+            return QueueMove(range: first..<(first + moving.count), destination: destination)
+        })
     }
 
     /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
@@ -163,7 +164,7 @@ extension FermataBackend {
         }
     }
 
-    private func insertionIndex(_ position: QueueInsertPosition, _ view: QueueView) throws -> Int? {
+    private static func insertionIndex(_ position: QueueInsertPosition, _ view: QueueView) throws -> Int? {
         let current = view.current.flatMap(view.queue.index(of:))
         switch position {
         case .end: return nil
@@ -179,7 +180,7 @@ extension FermataBackend {
         }
     }
 
-    private func entries(_ target: QueueTarget, _ view: QueueView) throws -> [QueueEntry] {
+    private static func entries(_ target: QueueTarget, _ view: QueueView) throws -> [QueueEntry] {
         switch target {
         case let .id(id):
             guard let entry = view.queue.entry(id: id) else { throw MPDError.noSuchSong() }

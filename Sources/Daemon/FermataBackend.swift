@@ -113,8 +113,8 @@ public final class FermataBackend: MPDBackend {
     }
 
     public func status() async throws -> MPDStatusInfo {
-        let status = await player.status()
-        let view = await player.queueView()
+        let reading = await player.view()
+        let status = reading.status, view = reading.queue
         var info = MPDStatusInfo(player: status, random: view.queue.shuffledOrder != nil, consume: view.consume,
                                  queueVersion: UInt32(truncatingIfNeeded: view.queue.version),
                                  queueLength: view.queue.count)

@@ -145,7 +145,7 @@ extension StateStore {
         s.replayGain = ReplayGainMode(rawValue: row["replay_gain"]) ?? .off
         if let entry = row["loop_entry"] as EntryID?, let start = row["loop_start"] as Int64?,
            let end = row["loop_end"] as Int64? {
-            s.loop = (entry, LoopRegion(start: start, end: end, repeatCount: row["loop_count"]))
+            s.loop = EntryLoop(entry: entry, region: LoopRegion(start: start, end: end, repeatCount: row["loop_count"]))
         }
         s.queueVersion = row["queue_version"]
         s.nextEntryID = row["next_entry_id"]

@@ -15,6 +15,9 @@ public enum ControlAction: Sendable, Hashable {
     case seek(seconds: Double)
     /// Seek relative to the heard position (hold-repeat buttons).
     case seekBy(seconds: Double)
+    /// Seek to a time in an entry, starting that entry first when another is playing (MPD `seek`, `seekid`): one
+    /// action, so nothing comes between the start and the seek.
+    case seekEntry(EntryID, seconds: Double)
     case setVolume(Int)
     case changeVolume(by: Int)
     case setRepeat(RepeatMode)

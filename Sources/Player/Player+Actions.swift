@@ -52,6 +52,13 @@ extension Player {
         case .previous: try await skip(forward: false)
         case let .seek(seconds): try await seek(to: seconds)
         case let .seekBy(delta): try await seek(to: currentPosition().seconds + delta)
+        case let .seekEntry(id, seconds):
+            if stopped || currentPosition().entryID != id {
+                guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
+                engine.setPaused(false)
+                await begin(entry, countingIn: true)
+            }
+            try await seek(to: seconds)
         case let .setVolume(value): setVolume(value)
         case let .changeVolume(delta): setVolume(volume + min(100, max(-100, delta)))
         case let .setRepeat(mode): repeatMode = mode; optionsChanged()
@@ -153,7 +160,7 @@ extension Player {
             try applyLoop(entry: heard.entry, LoopRegion(start: heard.frame, end: existing.region.end))
         } else {
             clearLoop()
-            loopPendingA = (heard.entry, heard.frame)
+            loopPendingA = EntryFrame(entry: heard.entry, frame: heard.frame)
         }
     }
 
@@ -189,7 +196,7 @@ extension Player {
 
     func applyLoop(entry: EntryID, _ region: LoopRegion) throws {
         guard region.start >= 0, region.end > region.start else { throw ActionError.loopBBeforeA }
-        loop = (entry, region)
+        loop = EntryLoop(entry: entry, region: region)
         loopPendingA = nil
         engine.setLoop(entry: entry, region)
         changeSink.yield(.player)

@@ -39,8 +39,9 @@ public actor Player: PlayerControl {
     var muted = false
     var replayGainMode = ReplayGainMode.off
     var stopped = true
-    var loop: (entry: EntryID, region: LoopRegion)?
-    var loopPendingA: (entry: EntryID, frame: Int64)?
+    var loop: EntryLoop?
+    /// A set while B is not yet: where A is.
+    var loopPendingA: EntryFrame?
     var lastError: String?
     /// Entries that could not be played, with the reason (typed decoder error as text).
     public internal(set) var failures: [EntryID: String] = [:]
@@ -49,12 +50,12 @@ public actor Player: PlayerControl {
     var consecutiveFailures = 0
     /// The last start asked of the engine, reported by `status` until it is heard (a `next` or `seek` shows at once),
     /// with its entry's source rate when known (seconds ↔ frames for a seek made before the start is heard).
-    var requestedStart: (generation: Int, entry: EntryID, frame: Int64, rate: Int?)?
+    var requestedStart: RequestedStart?
     var randomGenerator = SystemRandomNumberGenerator()
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
-    private var lastCheckpoint: (entry: EntryID, frame: Int64)?
+    private var lastCheckpoint: EntryFrame?
 
     public init(engine: PlaybackEngine, musicDirectory: String? = nil, persistence: (any PlayerPersistence)? = nil,
                 logger: Logger = Logger(label: "fermata.player")) {
@@ -77,7 +78,7 @@ public actor Player: PlayerControl {
         await withCheckedContinuation { endWaiters.append($0) }
     }
 
-    public func status() async -> PlayerStatus {
+    public func status() -> PlayerStatus {
         let heard = currentPosition()
         var status = PlayerStatus()
         status.state = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
@@ -210,7 +211,7 @@ public actor Player: PlayerControl {
         current = entry.id
         consecutiveFailures = 0
         let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? countIn : nil)
-        requestedStart = (generation, entry.id, frame, rate)
+        requestedStart = RequestedStart(generation: generation, entry: entry.id, frame: frame, rate: rate)
         // A skip to an entry whose rate is not known yet: read it now, off the actor, so that a seek that follows
         // (a skip and a seek while paused) finds it instead of waiting for the file's header.
         if rate == nil { Task { await self.resolveRequestedRate() } }
@@ -271,7 +272,7 @@ public actor Player: PlayerControl {
         let heard = engine.position()
         guard heard.entryID == current, heard.sourceRate > 0 else { return }
         if let last = lastCheckpoint, last.entry == current, last.frame == heard.sourceFrame { return }
-        lastCheckpoint = (current, heard.sourceFrame)
+        lastCheckpoint = EntryFrame(entry: current, frame: heard.sourceFrame)
         await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate)
     }
 

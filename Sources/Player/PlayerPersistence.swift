@@ -31,7 +31,7 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var single = false
     public var consume = false
     public var replayGain = ReplayGainMode.off
-    public var loop: (entry: EntryID, region: LoopRegion)?
+    public var loop: EntryLoop?
     public var queueVersion = 1
     public var nextEntryID: EntryID = 1
 
@@ -62,4 +62,30 @@ public enum PlayerChange: Sendable, Hashable {
     case queue
     case mixer
     case options
+}
+
+/// An A–B loop and the entry it belongs to.
+public struct EntryLoop: Sendable, Hashable {
+    public var entry: EntryID
+    public var region: LoopRegion
+
+    public init(entry: EntryID, region: LoopRegion) {
+        self.entry = entry
+        self.region = region
+    }
+}
+
+/// A source frame in an entry.
+public struct EntryFrame: Sendable, Hashable {
+    public var entry: EntryID
+    public var frame: Int64
+}
+
+/// A start asked of the engine and not yet heard: what the status reports until the engine catches up.
+struct RequestedStart {
+    var generation: Int
+    var entry: EntryID
+    var frame: Int64
+    /// The entry's source rate, once known (read off the actor for a skip to a file not heard yet).
+    var rate: Int?
 }

@@ -19,7 +19,7 @@ import Testing
         s.sampleRate = 44_100
         s.repeatMode = .queue
         s.volume = 70
-        s.loop = (current ?? 0, LoopRegion(start: 1000, end: 9000, repeatCount: 3))
+        s.loop = EntryLoop(entry: current ?? 0, region: LoopRegion(start: 1000, end: 9000, repeatCount: 3))
         s.queueVersion = queue.version
         s.nextEntryID = queue.nextID
         return s

@@ -84,6 +84,9 @@ public actor InMemoryBackend: MPDBackend {
         case .previous: try skip(by: -1)
         case let .seek(seconds): try seek(to: seconds)
         case let .seekBy(seconds): try seek(to: player.elapsed + seconds)
+        case let .seekEntry(id, seconds):
+            if player.state == .stopped || player.entryID != id { try startPlaying(id) }
+            try seek(to: seconds)
         case let .setVolume(volume): setVolume(volume)
         case let .changeVolume(delta): setVolume(player.volume + delta)
         case let .setRepeat(mode): player.repeatMode = mode; idle.publish(.options)

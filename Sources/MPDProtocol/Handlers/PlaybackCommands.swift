@@ -72,10 +72,9 @@ enum PlaybackCommands {
         }
     }
 
-    /// MPD's seek to another song starts that song first.
+    /// MPD's seek to another song starts that song first (one action: nothing comes between).
     static func seek(entry: EntryID, to seconds: Double, _ backend: any MPDBackend) async throws {
-        if try await backend.status().player.entryID != entry { try await backend.perform(.playEntry(entry)) }
-        try await backend.perform(.seek(seconds: seconds))
+        try await backend.perform(.seekEntry(entry, seconds: seconds))
     }
 
     static func setVolume(_ c: inout CommandContext) async throws {

@@ -1,0 +1,55 @@
+import Decoders
+import Engine
+import FermataCore
+
+/// Reads a front end resolves against the queue as it is: run on the actor, in the same turn as the edit or read
+/// that follows, so no other client's edit can come between the look and the change.
+public typealias QueueResolver<Value> = @Sendable (QueueView) throws -> Value
+
+/// A move of a run of queue positions: `range` goes to start at `destination` (positions after the move).
+public struct QueueMove: Sendable, Equatable {
+    public var range: Range<Int>
+    public var destination: Int
+
+    public init(range: Range<Int>, destination: Int) {
+        self.range = range
+        self.destination = destination
+    }
+}
+
+/// The player's status and its queue, read in one actor turn (MPD's `status` needs both to agree).
+public struct PlayerView: Sendable {
+    public var status: PlayerStatus
+    public var queue: QueueView
+}
+
+/// Protocol commands that read or edit the queue, each in one actor turn (positions and ids resolved inside).
+extension Player {
+    public func view() -> PlayerView {
+        PlayerView(status: status(), queue: queueView())
+    }
+
+    /// Inserts at the position `resolve` names (nil: the end), looked up in the same turn.
+    @discardableResult
+    public func insert(uris: [String], replayGain gains: [ReplayGainInfo],
+                       resolvingPosition resolve: QueueResolver<Int?>) async throws -> [EntryID] {
+        let position = try resolve(queueView())
+        return await insert(uris: uris, replayGain: gains, at: position)
+    }
+
+    /// Removes the entries `resolve` names.
+    public func remove(resolving resolve: QueueResolver<Set<EntryID>>) async throws {
+        try await remove(ids: try resolve(queueView()))
+    }
+
+    /// Moves what `resolve` names (nil: nothing to move).
+    public func move(resolving resolve: QueueResolver<QueueMove?>) async throws {
+        guard let move = try resolve(queueView()) else { return }
+        try await self.move(move.range, to: move.destination)
+    }
+
+    /// Reorders the range `resolve` names (nil: the whole queue).
+    public func shuffle(resolving resolve: QueueResolver<Range<Int>?>) async throws {
+        await shuffle(try resolve(queueView()))
+    }
+}
