@@ -62,7 +62,7 @@ public final class WorkerThread: Sendable {
     /// Starts the thread and returns once it has applied (or been refused) its priority. Not while it runs: once
     /// joined, it may be started again.
     public func start(name: String, priority: Priority = .normal, stackBytes: Int? = nil,
-                      body: @escaping () -> Void) {
+                      body: sending @escaping () -> Void) {
         state.withLock { state in
             if case .running = state { preconditionFailure("WorkerThread started twice") }
         }
@@ -72,14 +72,15 @@ public final class WorkerThread: Sendable {
     }
 
     /// A new thread running `body` (see `start`).
-    public static func started(name: String, priority: Priority = .normal, body: @escaping () -> Void) -> WorkerThread {
+    public static func started(name: String, priority: Priority = .normal,
+                               body: sending @escaping () -> Void) -> WorkerThread {
         let thread = WorkerThread()
         thread.start(name: name, priority: priority, body: body)
         return thread
     }
 
     /// Runs `body` on a new thread that nobody joins; returns once the thread has applied its priority.
-    public static func detached(name: String, priority: Priority = .normal, body: @escaping () -> Void) {
+    public static func detached(name: String, priority: Priority = .normal, body: sending @escaping () -> Void) {
         _ = launch(name: name, priority: priority, stackBytes: nil, detached: true, body: body)
     }
 
@@ -118,7 +119,7 @@ public final class WorkerThread: Sendable {
     }
 
     private static func launch(name: String, priority: Priority, stackBytes: Int?, detached: Bool,
-                               body: @escaping () -> Void) -> (pthread_t, String) {
+                               body: sending @escaping () -> Void) -> (pthread_t, String) {
         let launch = Launch(body: body, name: name, priority: priority)
         var attributes = pthread_attr_t()
         pthread_attr_init(&attributes)

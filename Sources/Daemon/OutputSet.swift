@@ -60,15 +60,21 @@ public final class OutputSet: Sendable {
                 entries.append(Entry(name: section.name, plugin: plugin, control: .primary(control)))
                 destinations.append(spec.destination + (enabled ? "" : " (disabled: paced null in its place)"))
             case .fifo, .pipe:
-                let writer: any TapWriter = section.kind == .fifo
-                    ? FIFOWriter(path: section.path, log: log) : CommandWriter(command: section.command, log: log)
+                let writer = Self.writer(fifo: section.kind == .fifo, path: section.path, command: section.command,
+                                         log: log)
+                let label = writer.label
                 let tap = OutputTap(name: section.name, format: section.format, writer: writer, enabled: enabled, log: log)
                 taps.append(tap)
                 entries.append(Entry(name: section.name, plugin: section.kind.rawValue, control: .tap(tap)))
-                destinations.append("\(writer.label) at \(section.format)" + (enabled ? "" : " (disabled)"))
+                destinations.append("\(label) at \(section.format)" + (enabled ? "" : " (disabled)"))
             }
         }
         return (OutputSet(entries: entries), sink, taps, destinations.joined(separator: ", "))
+    }
+
+    /// A FIFO or command writer, made for the tap that will own it.
+    private static func writer(fifo: Bool, path: String, command: String, log: @escaping TapLog) -> sending any TapWriter {
+        fifo ? FIFOWriter(path: path, log: log) : CommandWriter(command: command, log: log)
     }
 
     /// What `outputs` prints; drop and delivery counters as attributes of the FIFO and command outputs.

@@ -7,13 +7,13 @@ import Synchronization
 /// to do, and carries it out (`DecoderEnvironment`): the open decoder, the converter to the device format, the
 /// writes into the ring (with the speech overlay mixed in), the marks, and the flush handshake with the output thread.
 ///
-/// Threads: `run` is the decoder thread's body; `send` may be called from any thread (a mutex-protected mailbox —
-/// the decoder thread is not real-time, so it may lock). Everything else is the decoder thread's.
-final class DecodeLoop: @unchecked Sendable {  // `send` is the only cross-thread entry (a Mutex); the rest is one thread's
+/// Threads: created by `PlaybackEngine` and handed to the decoder thread, which alone uses it from then on; other
+/// threads reach it only through its `DecoderMailbox`.
+final class DecodeLoop {
     private let shared: EngineShared
     private let config: EngineConfig
     private let events: AsyncStream<EngineEvent>.Continuation
-    private let mailbox = Mutex<[DecoderCommand]>([])
+    private let mailbox: DecoderMailbox
     private var machine: DecoderMachine
 
     /// The decoder open now, and the entry it belongs to.
@@ -40,8 +40,10 @@ final class DecodeLoop: @unchecked Sendable {  // `send` is the only cross-threa
     /// proportionally shorter fade.
     static let loopCrossfadeMaxRate = 192_000
 
-    init(shared: EngineShared, config: EngineConfig, events: AsyncStream<EngineEvent>.Continuation) {
+    init(shared: EngineShared, config: EngineConfig, mailbox: DecoderMailbox,
+         events: AsyncStream<EngineEvent>.Continuation) {
         self.shared = shared
+        self.mailbox = mailbox
         self.config = config
         self.events = events
         let chunk = DecoderMachine.chunkFrames
@@ -60,18 +62,9 @@ final class DecodeLoop: @unchecked Sendable {  // `send` is the only cross-threa
         overlayBytes = FixedBuffer(byteCount: chunk * frameBytes)
     }
 
-    /// Any thread: queues a command and wakes the decoder thread.
-    func send(_ command: DecoderCommand) {
-        mailbox.withLock { $0.append(command) }
-        shared.decoderBell.ring()
-    }
-
     func run() {
         while !shared.shutdown.load(ordering: .acquiring) {
-            let commands = mailbox.withLock { queue -> [DecoderCommand] in
-                defer { queue.removeAll(keepingCapacity: true) }
-                return queue
-            }
+            let commands = mailbox.take()
             for command in commands { machine.handle(command, self) }
             if commands.isEmpty == false { continue }
             // Nothing to decode: every source of work (a command, shutdown) rings the bell, so sleep until it does —
@@ -153,6 +146,31 @@ final class DecodeLoop: @unchecked Sendable {  // `send` is the only cross-threa
         }
         if done < frames {
             SampleMath.silence(buffer + done * format.bytesPerFrame, frames: frames - done, format: format)
+        }
+    }
+}
+
+/// The decoder thread's inbox: commands from any thread, in order (a mutex-protected list — the decoder thread is
+/// not real-time, so it may lock), and the bell that wakes it.
+///
+/// Threads: `send` from any thread; `take` from the decoder thread.
+final class DecoderMailbox: Sendable {
+    private let commands = Mutex<[DecoderCommand]>([])
+    private let bell: Doorbell
+
+    init(bell: Doorbell) { self.bell = bell }
+
+    /// Queues a command and wakes the decoder thread.
+    func send(_ command: DecoderCommand) {
+        commands.withLock { $0.append(command) }
+        bell.ring()
+    }
+
+    /// Everything queued so far, oldest first.
+    func take() -> [DecoderCommand] {
+        commands.withLock { queue in
+            defer { queue.removeAll(keepingCapacity: true) }
+            return queue
         }
     }
 }

@@ -15,7 +15,7 @@ final class OutputLoop {
     let sink: any AudioSink
     let config: EngineConfig
     /// Secondary outputs: each gets exactly the frames the sink accepted (after volume).
-    let taps: [OutputTap]
+    private var taps: [TapInlet]
     private var machine = OutputMachine()
     private var bytesPerFrame = 0
     private var cursor = 0
@@ -33,7 +33,7 @@ final class OutputLoop {
         self.shared = shared
         self.sink = sink
         self.config = config
-        self.taps = taps
+        self.taps = taps.map(TapInlet.init)
         gain = shared.volumeGain
         rampTarget = gain
     }
@@ -80,7 +80,7 @@ final class OutputLoop {
         switch result {
         case let .written(n):
             cursor += n * bytesPerFrame
-            if n > 0 { for tap in taps { tap.feed(scratch, frames: n, format: format) } }
+            if n > 0 { for i in taps.indices { taps[i].feed(scratch, frames: n, format: format) } }
             if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
                 shared.firstFrameNanoseconds.store(Int(truncatingIfNeeded: MonotonicClock.nanoseconds()), ordering: .relaxed)
             }

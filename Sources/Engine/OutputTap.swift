@@ -8,28 +8,25 @@ import Synchronization
 /// them without blocking. When the ring is full (a slow reader) or nobody is there to read (no FIFO reader, a dead
 /// command) the frames for this output are dropped and counted; the audio thread never waits for it.
 ///
-/// Threads: `feed` is called by the engine's output thread only (no lock, allocation, logging or I/O). `start` and
-/// `stop` are called by the engine. `enabled`, `droppedFrames`, `writtenFrames` and `isConnected` may be read or set
-/// from any thread.
-public final class OutputTap: @unchecked Sendable {
+/// Threads: `start` and `stop` are called by the engine; `enabled`, `droppedFrames`, `writtenFrames` and
+/// `isConnected` may be read or set from any thread. The output thread feeds it through its own `TapInlet`.
+public final class OutputTap: Sendable {
     public let name: String
     /// The format written to the FIFO or command.
     public let format: AudioFormat
-    private let shared: TapShared
-    private var ring: PCMRing { shared.ring }
+    let shared: TapShared
     private let thread = WorkerThread()
-    private var drain: TapDrain?
-    // Output thread only: the format of the last frames pushed (nil: a mark is due).
-    private var fedFormat: AudioFormat?
+    /// The tap thread's body until `start` hands it over.
+    private let drain: Mutex<TapDrain?>
 
     /// - Parameters:
     ///   - ringMilliseconds: how much audio the ring holds for a reader that falls behind (at 48 kHz, 8 bytes a frame).
-    public init(name: String, format: AudioFormat, writer: any TapWriter, enabled: Bool, ringMilliseconds: Int = 1000,
+    public init(name: String, format: AudioFormat, writer: sending any TapWriter, enabled: Bool, ringMilliseconds: Int = 1000,
                 log: @escaping TapLog) {
         self.name = name
         self.format = format
         shared = TapShared(ringBytes: 48 * 8 * max(100, ringMilliseconds), enabled: enabled)
-        drain = TapDrain(name: name, format: format, writer: writer, log: log)
+        drain = Mutex(TapDrain(name: name, format: format, writer: writer, log: log))
     }
 
     public var enabled: Bool {
@@ -43,34 +40,10 @@ public final class OutputTap: @unchecked Sendable {
     /// Whether a reader (FIFO) or a running command is there now.
     public var isConnected: Bool { shared.connected.load(ordering: .relaxed) }
 
-    // MARK: output thread
-
-    /// Offers the frames just handed to the primary device. Output thread only.
-    func feed(_ buffer: UnsafeRawPointer, frames: Int, format device: AudioFormat) {
-        guard shared.enabled.load(ordering: .relaxed) else {
-            fedFormat = nil
-            return
-        }
-        if fedFormat != device {
-            guard shared.marks.push(TapMark(position: ring.writePosition, format: device)) else {
-                shared.dropped.add(frames, ordering: .relaxed)
-                return
-            }
-            fedFormat = device
-        }
-        let bytes = frames * device.bytesPerFrame
-        guard ring.freeBytes() >= bytes else {
-            shared.dropped.add(frames, ordering: .relaxed)
-            return
-        }
-        ring.write(UnsafeRawBufferPointer(start: buffer, count: bytes))
-        shared.bell.ring()
-    }
-
     // MARK: lifecycle
 
     func start() {
-        guard let drain else { return }
+        guard let drain = drain.withLock({ $0.take() }) else { return }
         let shared = shared
         thread.start(name: "fermata-tap") { drain.run(shared) }
     }
@@ -79,7 +52,39 @@ public final class OutputTap: @unchecked Sendable {
         guard !shared.stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
         shared.bell.ring()
         thread.join()
-        drain = nil
+    }
+}
+
+/// The output thread's end of one tap: offers it the frames just handed to the primary device, marking each format
+/// change. Never locks, allocates, logs or does I/O.
+///
+/// Threads: the output thread only (owned by `OutputLoop`).
+struct TapInlet {
+    private let shared: TapShared
+    /// The format of the last frames pushed (nil: a mark is due).
+    private var fedFormat: AudioFormat?
+
+    init(_ tap: OutputTap) { shared = tap.shared }
+
+    mutating func feed(_ buffer: UnsafeRawPointer, frames: Int, format device: AudioFormat) {
+        guard shared.enabled.load(ordering: .relaxed) else {
+            fedFormat = nil
+            return
+        }
+        if fedFormat != device {
+            guard shared.marks.push(TapMark(position: shared.ring.writePosition, format: device)) else {
+                shared.dropped.add(frames, ordering: .relaxed)
+                return
+            }
+            fedFormat = device
+        }
+        let bytes = frames * device.bytesPerFrame
+        guard shared.ring.freeBytes() >= bytes else {
+            shared.dropped.add(frames, ordering: .relaxed)
+            return
+        }
+        shared.ring.write(UnsafeRawBufferPointer(start: buffer, count: bytes))
+        shared.bell.ring()
     }
 }
 
@@ -88,7 +93,7 @@ public final class OutputTap: @unchecked Sendable {
 ///
 /// Threads: the ring and the marks are single-producer (output thread) / single-consumer (tap thread); the rest are
 /// atomics any thread may read.
-final class TapShared: @unchecked Sendable {
+final class TapShared: Sendable {
     let ring: PCMRing
     let marks = SPSCQueue<TapMark>(capacity: 64, filler: TapMark())
     let bell = Doorbell()

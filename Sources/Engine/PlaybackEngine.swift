@@ -12,39 +12,34 @@ public final class PlaybackEngine: Sendable {
     public let config: EngineConfig
     public let events: AsyncStream<EngineEvent>
     let shared: EngineShared
-    private let decodeLoop: DecodeLoop
-    private let threads: Threads
+    private let mailbox: DecoderMailbox
+    private let outputThread = WorkerThread()
+    private let decoderThread = WorkerThread()
+    private let monitorThread = WorkerThread()
+    private let taps: [OutputTap]
     private let eventsContinuation: AsyncStream<EngineEvent>.Continuation
     private let startCount = Atomic<Int>(0)
-
-    private final class Threads: @unchecked Sendable {
-        let output = WorkerThread()
-        let decoder = WorkerThread()
-        let monitor = WorkerThread()
-        let outputLoop: OutputLoop
-        init(outputLoop: OutputLoop) { self.outputLoop = outputLoop }
-    }
 
     /// Starts the threads. `sink` is handed to the output thread, which owns it from now on; `taps` are the secondary
     /// outputs fed with the frames `sink` accepts (their threads start and stop with the engine).
     public init(sink: sending any AudioSink, config: EngineConfig = EngineConfig(), taps: [OutputTap] = []) {
         self.config = config
+        self.taps = taps
         let (stream, continuation) = AsyncStream<EngineEvent>.makeStream(bufferingPolicy: .unbounded)
         events = stream
         eventsContinuation = continuation
-        shared = EngineShared(ringBytes: config.ringBytes)
-        decodeLoop = DecodeLoop(shared: shared, config: config, events: continuation)
-        threads = Threads(outputLoop: OutputLoop(shared: shared, sink: sink, config: config, taps: taps))
+        let shared = EngineShared(ringBytes: config.ringBytes)
+        self.shared = shared
+        let mailbox = DecoderMailbox(bell: shared.decoderBell)
+        self.mailbox = mailbox
         for tap in taps { tap.start() }
-        let threads = threads
-        let decodeLoop = decodeLoop
-        let shared = shared
+        // Each loop is made here and handed to its thread, which alone uses it from then on.
+        let outputLoop = OutputLoop(shared: shared, sink: sink, config: config, taps: taps)
         let outputPriority = config.realtimePriority.map { WorkerThread.Priority.realtime($0) } ?? .normal
-        threads.output.start(name: "fermata-output", priority: outputPriority) {
-            threads.outputLoop.run()
-        }
-        threads.decoder.start(name: "fermata-decode") { decodeLoop.run() }
-        threads.monitor.start(name: "fermata-events") {
+        outputThread.start(name: "fermata-output", priority: outputPriority) { outputLoop.run() }
+        let decodeLoop = DecodeLoop(shared: shared, config: config, mailbox: mailbox, events: continuation)
+        decoderThread.start(name: "fermata-decode") { decodeLoop.run() }
+        monitorThread.start(name: "fermata-events") {
             while !shared.shutdown.load(ordering: .acquiring) {
                 shared.monitorBell.wait()
                 while let event = shared.events.pop() { continuation.yield(Self.translate(event)) }
@@ -53,7 +48,7 @@ public final class PlaybackEngine: Sendable {
     }
 
     /// How the output thread's scheduling request went (for the log).
-    public var schedulingNote: String { threads.output.schedulingNote }
+    public var schedulingNote: String { outputThread.schedulingNote }
 
     // MARK: actions
 
@@ -62,30 +57,30 @@ public final class PlaybackEngine: Sendable {
     @discardableResult
     public func start(_ item: PlayableItem, atFrame frame: Int64 = 0, countIn: CountInPlan? = nil) -> Int {
         let generation = startCount.add(1, ordering: .relaxed).newValue
-        decodeLoop.send(.start(item, frame: frame, generation: generation, countIn: countIn))
+        mailbox.send(.start(item, frame: frame, generation: generation, countIn: countIn))
         return generation
     }
     /// Says what plays after `entry` (nil: the stream ends after it).
     public func setUpcoming(after entry: EntryID, _ item: PlayableItem?) {
-        decodeLoop.send(.setUpcoming(after: entry, item))
+        mailbox.send(.setUpcoming(after: entry, item))
     }
     /// Sets or clears the A–B loop of `entry`; takes effect on the next pass.
-    public func setLoop(entry: EntryID, _ region: LoopRegion?) { decodeLoop.send(.setLoop(entry: entry, region)) }
+    public func setLoop(entry: EntryID, _ region: LoopRegion?) { mailbox.send(.setLoop(entry: entry, region)) }
     /// Stops and closes the device.
-    public func stop() { decodeLoop.send(.stop) }
+    public func stop() { mailbox.send(.stop) }
     /// Playback speed without pitch change (1 = normal and bit-exact); heard within a few milliseconds, continuing
     /// from the heard position.
-    public func setTempo(_ tempo: Double) { decodeLoop.send(.setTempo(tempo)) }
+    public func setTempo(_ tempo: Double) { mailbox.send(.setTempo(tempo)) }
     /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
-    public func setTrainer(_ trainer: SpeedTrainer?) { decodeLoop.send(.setTrainer(trainer)) }
+    public func setTrainer(_ trainer: SpeedTrainer?) { mailbox.send(.setTrainer(trainer)) }
     /// Count-in clicks before every A–B loop pass (nil: none).
-    public func setPassCountIn(_ plan: CountInPlan?) { decodeLoop.send(.setPassCountIn(plan)) }
+    public func setPassCountIn(_ plan: CountInPlan?) { mailbox.send(.setPassCountIn(plan)) }
     /// Plays `speech` now at the heard position (or at the next start when nothing plays): over the music, ducked,
     /// or before it while the position holds.
-    public func announce(_ speech: Speech, duck: Bool) { decodeLoop.send(.announce(speech, duck: duck)) }
+    public func announce(_ speech: Speech, duck: Bool) { mailbox.send(.announce(speech, duck: duck)) }
     /// Plays `speech` when `entry` begins after a track change (send it before naming the entry as upcoming).
     public func prepareTrackAnnouncement(_ entry: EntryID, _ speech: Speech, duck: Bool) {
-        decodeLoop.send(.trackAnnouncement(entry, speech, duck: duck))
+        mailbox.send(.trackAnnouncement(entry, speech, duck: duck))
     }
 
     public func setPaused(_ paused: Bool) {
@@ -133,10 +128,10 @@ public final class PlaybackEngine: Sendable {
         shared.outputBell.ring()
         shared.decoderBell.ring()
         shared.monitorBell.ring()
-        threads.decoder.join()
-        threads.output.join()
-        threads.monitor.join()
-        for tap in threads.outputLoop.taps { tap.stop() }
+        decoderThread.join()
+        outputThread.join()
+        monitorThread.join()
+        for tap in taps { tap.stop() }
         eventsContinuation.finish()
     }
 
