@@ -50,7 +50,7 @@ while [ $# -gt 0 ]; do
 done
 case "$arch" in
     arm64) triple=aarch64-unknown-linux-gnu multiarch=aarch64-linux-gnu ;;
-    amd64) triple=x86_64-unknown-linux-gnu multiarch=x86_64-linux-gnu ;;
+    amd64) triple=x86_64-pc-linux-gnu multiarch=x86_64-linux-gnu ;;  # Debian names its amd64 Swift modules so
     *) echo "make-swift-sdk.sh: --arch $arch: only arm64 and amd64" >&2; exit 2 ;;
 esac
 case "$release" in
