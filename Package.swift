@@ -71,7 +71,7 @@ let package = Package(
             ]
         ),
         // The configuration file format, its documented keys and their defaults (shared by fermatad and fermata).
-        .target(name: "FermataConfig", dependencies: ["AudioCore"]),
+        .target(name: "FermataConfig", dependencies: ["AudioCore", "FermataCore"]),
         // The daemon's parts: persistence, services, wiring (the fermatad target only starts them).
         .target(
             name: "Daemon",

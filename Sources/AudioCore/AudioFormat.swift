@@ -73,6 +73,12 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
         self.init(sampleRate: rate, channels: channels, encoding: encoding)
     }
 
+    /// The `RATE:ENCODING:CHANNELS` text `init(spec:)` reads back.
+    public var spec: String {
+        let encoding = self.encoding == .s32 && validBits == 24 ? "s24" : self.encoding.description
+        return "\(sampleRate):\(encoding):\(channels)"
+    }
+
     public var description: String {
         let bits = encoding == .f32 ? "f32" : "\(validBits)-bit"
         return "\(sampleRate) Hz \(bits) \(channels)ch"

@@ -42,7 +42,7 @@ public struct DaemonRuntime: Sendable {
         let engine = PlaybackEngine(sink: made.sink, config: engineConfig(), taps: made.taps)
         let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
                             logger: Logger(label: "fermata.player"))
-        let policy = Player.ResumePolicy(rawValue: config.resume) ?? .playing
+        let policy = config.resume
         // A music drive mounted late at boot: serve the saved queue stopped and start it when the directory appears.
         let musicPath = config.musicDirectory
         let music = await BlockingWork.run { MusicDirectoryState.check(musicPath) }
@@ -148,9 +148,9 @@ public struct DaemonRuntime: Sendable {
         engine.loopCrossfadeMilliseconds = config.loopCrossfadeMilliseconds
         engine.realtimePriority = config.realtimePriority > 0 ? Int32(config.realtimePriority) : nil
         switch config.format {
-        case "fixed": engine.formatPolicy = .fixed(nil)
-        case "follow": engine.formatPolicy = .follow(settleMilliseconds: config.settleMilliseconds)
-        default: engine.formatPolicy = .fixed(AudioFormat(spec: config.format))
+        case .fixed: engine.formatPolicy = .fixed(nil)
+        case .follow: engine.formatPolicy = .follow(settleMilliseconds: config.settleMilliseconds)
+        case let .exact(format): engine.formatPolicy = .fixed(format)
         }
         return engine
     }
@@ -159,8 +159,8 @@ public struct DaemonRuntime: Sendable {
     func firstStartSnapshot() -> PlayerSnapshot {
         var snapshot = PlayerSnapshot()
         snapshot.volume = config.volume
-        snapshot.repeatMode = RepeatMode(rawValue: config.repeatMode) ?? .off
-        snapshot.replayGain = ReplayGainMode(rawValue: config.replayGain) ?? .off
+        snapshot.repeatMode = config.repeatMode
+        snapshot.replayGain = config.replayGain
         return snapshot
     }
 }

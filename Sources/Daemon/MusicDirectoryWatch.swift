@@ -49,7 +49,7 @@ struct MusicDirectoryWatch: Service {
     let player: Player
     let library: Library
     let saved: PlayerSnapshot
-    let policy: Player.ResumePolicy
+    let policy: ResumePolicy
     let scanOnStart: Bool
     let logger: Logger
     var interval: Duration = .seconds(2)

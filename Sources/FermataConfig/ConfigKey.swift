@@ -1,4 +1,5 @@
 import AudioCore
+import FermataCore
 
 /// One documented configuration key: its name, help text, how to validate and apply a value, and how to print the
 /// current one. The table `all` is the single source of truth for the file format, the flags and `config show`.
@@ -17,10 +18,8 @@ struct ConfigKey: Sendable {
             text("audio.output", \.output, "ALSA PCM name (plughw:CARD=...,DEV=0), `null` (paced, discarded) or file:PATH.") {
                 $0.isEmpty ? "must not be empty" : nil
             },
-            text("audio.format", \.format, "fixed (one device format, convert), follow (reopen per track) or RATE:s16|s24|s32|f32:CH.") {
-                ["fixed", "follow"].contains($0) || AudioFormat(spec: $0) != nil ? nil
-                    : "must be fixed, follow or RATE:ENCODING:CHANNELS such as 48000:s32:2"
-            },
+            parsed("audio.format", \.format, "fixed (one device format, convert), follow (reopen per track) or RATE:s16|s24|s32|f32:CH.",
+                   problem: DeviceFormatSetting.problem, show: \.description, DeviceFormatSetting.init(text:)),
             integer("audio.settle_ms", \.settleMilliseconds, 0...5000, "With format = follow: silence after a reopen."),
             integer("audio.period_ms", \.periodMilliseconds, 1...200, "Device period in milliseconds."),
             integer("audio.periods", \.periods, 2...16, "Periods in the device buffer."),
@@ -28,9 +27,9 @@ struct ConfigKey: Sendable {
             integer("audio.loop_crossfade_ms", \.loopCrossfadeMilliseconds, 0...200, "Crossfade at the A-B loop seam."),
             integer("audio.realtime_priority", \.realtimePriority, 0...99, "SCHED_FIFO priority of the output thread (0: off)."),
             integer("audio.volume", \.volume, 0...100, "Volume at first start (later the saved volume is used)."),
-            choice("audio.replay_gain", \.replayGain, ["off", "track", "album", "auto"], "ReplayGain mode at first start."),
-            choice("playback.resume", \.resume, ["playing", "paused", "off"], "After a restart: play, pause or stay stopped."),
-            choice("playback.repeat", \.repeatMode, ["off", "track", "queue"], "Repeat mode at first start (queue: the endless set list)."),
+            choice("audio.replay_gain", \.replayGain, "ReplayGain mode at first start."),
+            choice("playback.resume", \.resume, "After a restart: play, pause or stay stopped."),
+            choice("playback.repeat", \.repeatMode, "Repeat mode at first start (queue: the endless set list)."),
             number("playback.checkpoint_interval", \.checkpointInterval, 0.2...3600, "Seconds between position saves while playing."),
             boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
             boolean("practice.remember", \.practiceRemember, "Returning to a track restores its last A-B loop and tempo."),
@@ -47,7 +46,7 @@ struct ConfigKey: Sendable {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },
             text("system.poweroff_request", \.poweroffRequest, "File the `shutdown` control action creates; deploy/'s fermata-poweroff.path unit powers the board off when it appears (empty: the action is only logged)."),
-            choice("log.level", \.logLevel, ["trace", "debug", "info", "notice", "warning", "error"], "Log level (stderr)."),
+            choice("log.level", \.logLevel, "Log level (stderr)."),
         ]
     }
 
@@ -63,12 +62,26 @@ struct ConfigKey: Sendable {
         }, current: { "\"\($0[keyPath: path])\"" }, parseFlag: { .string($0) })
     }
 
-    static func choice(
-        _ name: String, _ path: WritableKeyPath<DaemonConfig, String> & Sendable, _ options: [String], _ help: String
+    /// A key whose value is one of an enum's cases, by raw value.
+    static func choice<Value: RawRepresentable & CaseIterable & Sendable>(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Value> & Sendable, _ help: String
+    ) -> ConfigKey where Value.RawValue == String {
+        let options = Value.allCases.map(\.rawValue).joined(separator: ", ")
+        return parsed(name, path, help + " One of: " + options + ".", problem: "must be one of " + options,
+                      show: \.rawValue) { Value(rawValue: $0) }
+    }
+
+    /// A key whose quoted text `parse` turns into a typed value (nil: refused with `problem`).
+    static func parsed<Value: Sendable>(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Value> & Sendable, _ help: String, problem: String,
+        show: @escaping @Sendable (Value) -> String, _ parse: @escaping @Sendable (String) -> Value?
     ) -> ConfigKey {
-        text(name, path, help + " One of: " + options.joined(separator: ", ") + ".") {
-            options.contains($0) ? nil : "must be one of " + options.joined(separator: ", ")
-        }
+        ConfigKey(name: name, help: help, apply: { config, value in
+            guard case let .string(s) = value else { return "must be a quoted string" }
+            guard let parsed = parse(s) else { return problem }
+            config[keyPath: path] = parsed
+            return nil
+        }, current: { "\"" + show($0[keyPath: path]) + "\"" }, parseFlag: { .string($0) })
     }
 
     static func integer(

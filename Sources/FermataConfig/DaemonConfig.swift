@@ -1,3 +1,4 @@
+import FermataCore
 import Foundation
 
 /// The daemon's settings. Every key has a default; a file overrides defaults, command-line flags override the file.
@@ -6,7 +7,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var musicDirectory = "/srv/music"
     public var stateDirectory = "/var/lib/fermata"
     public var output = "default"
-    public var format = "fixed"
+    public var format = DeviceFormatSetting.fixed
     public var settleMilliseconds = 0
     public var periodMilliseconds = 5
     public var periods = 4
@@ -14,9 +15,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var loopCrossfadeMilliseconds = 5
     public var realtimePriority = 40
     public var volume = 100
-    public var replayGain = "off"
-    public var resume = "playing"
-    public var repeatMode = "off"
+    public var replayGain = ReplayGainMode.off
+    public var resume = ResumePolicy.playing
+    public var repeatMode = RepeatMode.off
     public var checkpointInterval = 2.0
     public var scanOnStart = false
     public var practiceRemember = true
@@ -26,7 +27,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var defaultPermissions = ["read", "add", "control", "admin"]
     public var maxConnections = 100
     public var connectionTimeout = 60
-    public var logLevel = "info"
+    public var logLevel = LogLevel.info
     /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).
     public var poweroffRequest = "/run/fermata/poweroff"
     /// `[controls] board`: auto, off, a profile name or a path.
@@ -128,4 +129,9 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         return out
     }
+}
+
+/// How much the daemon logs (`log.level`); the names swift-log's levels have.
+public enum LogLevel: String, Sendable, Hashable, CaseIterable {
+    case trace, debug, info, notice, warning, error
 }

@@ -98,13 +98,6 @@ extension Player {
 
     // MARK: restore
 
-    /// How to come back after a restart.
-    public enum ResumePolicy: String, Sendable {
-        case playing
-        case paused
-        case off
-    }
-
     /// Puts back the saved modes and the current entry, and starts audio at the saved position when the policy and the
     /// saved transport say so. Call before `restoreQueue` when the queue is large: only the current and next entries
     /// are needed to start. A saved file that has gone fails to open and the player moves on to the next entry.

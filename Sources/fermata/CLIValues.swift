@@ -1,4 +1,5 @@
 import ArgumentParser
+import FermataCore
 
 /// A 1-based queue position as people count (`fermata queue rm 3`, `fermata play 2`): 1 up to the protocol's
 /// largest position. Zero and negatives are refused where they are parsed (exit 64) — `rm 0` used to become
@@ -88,4 +89,13 @@ struct StepValue: Hashable {
 
     /// The number as the protocol takes it (`+5`, `-5`, `80`).
     var text: String { relative && value >= 0 ? "+\(value)" : String(value) }
+}
+
+// The domain's choices as command-line values: ArgumentParser lists the cases in help and refuses anything else.
+extension RepeatMode: ExpressibleByArgument {}
+extension ReplayGainMode: ExpressibleByArgument {}
+
+extension DeviceFormatSetting: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
+    public var defaultValueDescription: String { description }
 }

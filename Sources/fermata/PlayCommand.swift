@@ -24,7 +24,7 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Where audio goes: auto, null, file:PATH or an ALSA PCM name.")
     var output = "auto"
     @Option(help: "fixed (keep the device at the first track's format and convert), follow, or RATE:s16|s24|s32|f32:CH.")
-    var format = "fixed"
+    var format = DeviceFormatSetting.fixed
     @Option(help: "With --format follow: milliseconds to wait after reopening the device.")
     var settleMs = 0
     @Option(help: "Output period in milliseconds.")
@@ -32,11 +32,11 @@ struct PlayCommand: AsyncParsableCommand {
     @Option(help: "Periods in the device buffer.")
     var periods = 4
     @Option(help: "off, track or queue.")
-    var `repeat` = "off"
+    var `repeat` = RepeatMode.off
     @Option(help: "Volume 0-100 (100 is bit-exact).")
     var volume = 100
-    @Option(help: "ReplayGain: off, track or album.")
-    var replayGain = "off"
+    @Option(help: "ReplayGain: off, track, album or auto.")
+    var replayGain = ReplayGainMode.off
     @Option(help: "A-B loop in seconds of the first track, as A:B.")
     var loop: String?
     @Option(help: "Loop passes before playing on (default: for ever).")
@@ -66,9 +66,6 @@ struct PlayCommand: AsyncParsableCommand {
     func validate() throws {
         if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if !(50...150).contains(tempo) { throw ValidationError("--tempo must be 50-150") }
-        if RepeatMode(rawValue: `repeat`) == nil { throw ValidationError("--repeat must be off, track or queue") }
-        if ReplayGainMode(rawValue: replayGain) == nil { throw ValidationError("--replay-gain must be off, track, album") }
-        _ = try formatPolicy()
         _ = try loopSeconds()
         _ = try queuePosition()
     }
@@ -83,7 +80,7 @@ struct PlayCommand: AsyncParsableCommand {
         logger.logLevel = quiet ? .error : .info
         let spec = chooseOutput(logger: logger)
         var config = EngineConfig()
-        config.formatPolicy = try formatPolicy()
+        config.formatPolicy = formatPolicy()
         config.periodMilliseconds = periodMs
         config.periods = periods
         config.loopCrossfadeMilliseconds = crossfadeMs
@@ -92,8 +89,8 @@ struct PlayCommand: AsyncParsableCommand {
         let player = Player(engine: engine, logger: logger)
         let events = Task { await player.run() }
         let ids = await player.add(paths: files)
-        try await player.perform(.setRepeat(RepeatMode(rawValue: `repeat`)!))
-        try await player.perform(.setReplayGain(ReplayGainMode(rawValue: replayGain)!))
+        try await player.perform(.setRepeat(`repeat`))
+        try await player.perform(.setReplayGain(replayGain))
         try await player.perform(.setVolume(volume))
         if tempo != 100 { try await player.perform(.setTempo(percent: tempo)) }
         if let (a, b) = try loopSeconds() { try await applyLoop(player, entry: ids[0], a, b, logger: logger) }
@@ -138,15 +135,11 @@ struct PlayCommand: AsyncParsableCommand {
         return .alsa(device: "default")
     }
 
-    private func formatPolicy() throws -> FormatPolicy {
+    private func formatPolicy() -> FormatPolicy {
         switch format {
-        case "fixed": return .fixed(nil)
-        case "follow": return .follow(settleMilliseconds: settleMs)
-        default:
-            guard let fixed = AudioFormat(spec: format) else {
-                throw ValidationError("--format must be fixed, follow or RATE:ENCODING:CHANNELS (e.g. 48000:s32:2)")
-            }
-            return .fixed(fixed)
+        case .fixed: .fixed(nil)
+        case .follow: .follow(settleMilliseconds: settleMs)
+        case let .exact(format): .fixed(format)
         }
     }
 

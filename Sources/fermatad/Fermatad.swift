@@ -59,7 +59,7 @@ struct Fermatad: AsyncParsableCommand {
         }
         LoggingSystem.bootstrap { label in
             var handler = JournalLogHandler(label: label)
-            handler.logLevel = Logger.Level(rawValue: settings.logLevel) ?? .info
+            handler.logLevel = Logger.Level(settings.logLevel)
             return handler
         }
         let logger = Logger(label: "fermatad")
@@ -82,5 +82,19 @@ struct Fermatad: AsyncParsableCommand {
         ]
         for (key, value, flag) in overrides { if let value { try settings.override(key, with: value, flag: flag) } }
         return settings
+    }
+}
+
+extension Logger.Level {
+    /// The swift-log level of the configuration's `log.level`.
+    init(_ level: LogLevel) {
+        self = switch level {
+        case .trace: .trace
+        case .debug: .debug
+        case .info: .info
+        case .notice: .notice
+        case .warning: .warning
+        case .error: .error
+        }
     }
 }

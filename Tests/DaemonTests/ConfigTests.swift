@@ -39,7 +39,7 @@ import TestSupport
         #expect(config.musicDirectory == "/mnt/music")
         #expect(config.output == "plughw:CARD=sndrpihifiberry,DEV=0")
         #expect(config.periodMilliseconds == 10)
-        #expect(config.repeatMode == "queue")
+        #expect(config.repeatMode == .queue)
         #expect(config.checkpointInterval == 1.5)
         #expect(config.defaultPermissions == ["read", "control"])
         #expect(config.origins["audio.period_ms"]?.hasSuffix("fermata.toml:6") == true)
@@ -107,7 +107,7 @@ import TestSupport
     @Test func flagsOverrideTheFileAndAreValidated() throws {
         var config = try load("[playback]\nresume = \"paused\"\n")
         try config.override("playback.resume", with: "off", flag: "--resume")
-        #expect(config.resume == "off")
+        #expect(config.resume == .off)
         #expect(config.origins["playback.resume"] == "--resume")
         #expect(throws: ConfigError.self) { try config.override("playback.checkpoint_interval", with: "soon", flag: "--checkpoint-interval") }
     }
