@@ -21,9 +21,9 @@ import Synchronization
 ///   `reset`); the producer loads `releaseIndex` *acquiring* (`freeBytes`, `releasedPosition`, `truncate`'s check)
 ///   before it overwrites the bytes below that index. Without the pair the producer's new bytes may land before the
 ///   consumer's reads of the old ones have completed (a release store orders earlier loads too).
-/// - `truncate` moves `writeIndex` back; that is safe only because the engine's flush handshake (`FlushHandshake`, behind a Mutex,
-///   and `resumed`, a release/acquire pair, in Player's `EngineShared`) keeps the consumer from reading
-///   past the new end until the producer announces fresh data.
+/// - `truncate` moves `writeIndex` back; that is safe only because the engine's flush handshake (`FlushHandshake`,
+///   behind a Mutex, and `resumed`, a release/acquire pair, in Engine's `EngineShared`) keeps the consumer from
+///   reading past the new end until the producer announces fresh data.
 /// `filledBytes()` and `freeBytes()` read the other side's index only as a count; used from the consumer (wake-up
 /// heuristics) they may be stale but never give access to bytes. Tested by `RingAndQueueOrderingStressTests`.
 public final class PCMRing: @unchecked Sendable {

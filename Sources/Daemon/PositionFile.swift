@@ -20,6 +20,7 @@ struct SavedPosition: Equatable, Sendable {
 /// power cut reads as no record, and the other slot still holds the save before it.
 /// Threads: `save` may be called from any task; writes run one at a time, in call order, on the file's own serial
 /// queue (a slow SD card never blocks the cooperative pool). `read` is for start-up.
+// @unchecked: the descriptor, the write size and the buffer are touched only on `queue` (serial), after `init`.
 final class PositionFile: @unchecked Sendable {
     static let blockSize = 4096
     /// Two slots of up to a block each.

@@ -4,6 +4,8 @@ import Glibc
 
 /// Wraps a sink and timestamps, on the output thread, the first written frame that does not continue the previous
 /// one (the source encodes each frame's index in its samples), and each pause call. Benchmark only.
+// @unchecked: a sink is handed to the engine's output thread and used there only; the bench reads the timestamps
+// after the engine has shut down (the join orders them).
 final class InstrumentedSink: AudioSink, @unchecked Sendable {
     let inner: any AudioSink
     var name: String { inner.name }

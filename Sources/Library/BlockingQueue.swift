@@ -6,6 +6,8 @@ import Foundation
 ///
 /// Thread-safe (a condition variable guards everything); any number of producers and consumers. Never used from the
 /// cooperative pool: the scan runs on its own threads.
+// @unchecked: every stored property is read and written only under `condition` (a blocking queue needs a condition
+// wait, which Synchronization's Mutex does not offer).
 final class BlockingQueue<Element: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     private var items: [Element] = []

@@ -10,6 +10,8 @@ import GRDBSQLite
 /// Loaded by the scan thread, then read by the walking threads, which set the seen flags (each file is seen by one
 /// thread; flags live outside the Swift arrays, so concurrent marking needs no lock), then read by the scan thread
 /// after the walkers are joined.
+// @unchecked: filled before the walkers start and only read by them, except the seen flags, which live in raw memory
+// with one writer per file; the scan thread reads them after joining the walkers.
 final class KnownFiles: @unchecked Sendable {
     /// One file known before the scan.
     struct Entry {

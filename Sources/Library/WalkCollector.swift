@@ -34,6 +34,8 @@ struct WalkResult {
 /// of the tree not listed, the issues met on the way).
 ///
 /// Used on its walking thread only; the scan thread merges the results after joining the walkers.
+// @unchecked: one walking thread owns it while it walks; the scan thread reads it only after joining that thread
+// (the join orders the two).
 final class WalkCollector: WalkVisitor, @unchecked Sendable {
     private let known: KnownFiles
     private let mode: ScanMode

@@ -5,6 +5,8 @@ import Foundation
 ///
 /// Thread-safe (a condition variable guards it). `next` returns nil once no directory is pending and no thread is
 /// listing one (or the scan was cancelled).
+// @unchecked: `pending` and `busy` are read and written only under `condition` (a condition wait, which
+// Synchronization's Mutex does not offer).
 final class WalkQueue: @unchecked Sendable {
     private let condition = NSCondition()
     private var pending: [PendingDirectory]
