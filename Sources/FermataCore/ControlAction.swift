@@ -134,3 +134,9 @@ public protocol PlayerControl: Sendable {
     func perform(_ action: ControlAction) async throws
     func status() async -> PlayerStatus
 }
+
+extension ControlAction {
+    /// The longest text `announce` speaks: a bar number or a short phrase is what a musician needs, and eSpeak takes
+    /// time and memory in proportion (8 KB of text is minutes of audio and, on a Pi, seconds of synthesis).
+    public static let maxAnnouncementCharacters = 300
+}

@@ -8,7 +8,7 @@ import TestSupport
 /// and `mpc` reach it; Ctrl-C stops it with the state saved, and a second run resumes at the saved song and position.
 /// The build step is skipped (`FERMATA_BIN_DIR`: the binaries `swift test` built), and so is the install step where
 /// the packages are present.
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct TryFermataTests {
     /// The script running in the background with its output in files.
     final class Run: @unchecked Sendable {  // used by one test, from its task and `onThread` calls in turn
@@ -50,10 +50,12 @@ struct TryFermataTests {
         try await FermataProgram.output(DeployTests.binaries + "/fermata", arguments, environment: environment)
     }
 
-    /// Polls `fermata status` (every 100 ms, up to 30 s) until `predicate` holds on its output.
+    /// Polls `fermata status` (every 100 ms, up to 4 minutes: a first run makes the demo library, which takes
+    /// minutes on an emulated CPU) until `predicate` holds on its output.
     static func status(_ environment: [String: String], until predicate: (String) -> Bool) async throws -> String {
         var last = ""
-        for _ in 0..<300 {
+        let deadline = ContinuousClock.now + .seconds(240)
+        while ContinuousClock.now < deadline {
             last = (try? await fermata(["status"], environment: environment)) ?? ""
             if predicate(last) { return last }
             try await Task.sleep(for: .milliseconds(100))

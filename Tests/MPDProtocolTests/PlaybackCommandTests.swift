@@ -257,5 +257,11 @@ import Testing
             .setAnnouncements(duck: true, onTrackChange: false),
         ])
         #expect(await driver.send("announce_mode loud") == "ACK [2@0] {announce_mode} announce_mode over|before [tracks]\n")
+        // Found by the arm64 fuzz run: 8 KB of text kept eSpeak busy past the answer timeout. At most 300 characters.
+        let before = await driver.backend.performed.count
+        #expect(await driver.send("announce " + String(repeating: "x", count: 301))
+                == "ACK [2@0] {announce} announcement text is limited to 300 characters (got 301)\n")
+        #expect(await driver.backend.performed.count == before, "refused before reaching the player")
+        #expect(await driver.send("announce " + String(repeating: "x", count: 300)) == "OK\n")
     }
 }

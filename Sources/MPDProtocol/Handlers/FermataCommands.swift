@@ -73,7 +73,12 @@ enum FermataCommands {
 
     /// `announce [TEXT]`: speak TEXT, or what is playing.
     static func announce(_ c: inout CommandContext) async throws {
-        try await c.backend.perform(.announce(c.arguments.isEmpty ? nil : c.arguments.joined(separator: " ")))
+        let text = c.arguments.isEmpty ? nil : c.arguments.joined(separator: " ")
+        let limit = ControlAction.maxAnnouncementCharacters
+        if let text, text.count > limit {
+            throw MPDError(.argument, "announcement text is limited to \(limit) characters (got \(text.count))")
+        }
+        try await c.backend.perform(.announce(text))
     }
 
     /// `announce_mode over|before [tracks]`: ducked over the music or before it; `tracks`: at every track change.
