@@ -57,9 +57,11 @@ func int16Samples(_ bytes: [UInt8]) -> [Int32] {
 
 /// Little-endian 32-bit samples from raw bytes.
 func int32Samples(_ bytes: [UInt8]) -> [Int32] {
-    stride(from: 0, to: bytes.count - 3, by: 4).map {
-        Int32(bitPattern: UInt32(bytes[$0]) | UInt32(bytes[$0 + 1]) << 8 | UInt32(bytes[$0 + 2]) << 16
-              | UInt32(bytes[$0 + 3]) << 24)
+    stride(from: 0, to: bytes.count - 3, by: 4).map { (i: Int) -> Int32 in
+        // Spelled out: Swift 6.2.3 gives up type-checking the one-expression form on a loaded machine.
+        let low: UInt32 = UInt32(bytes[i]) | UInt32(bytes[i + 1]) << 8
+        let high: UInt32 = UInt32(bytes[i + 2]) << 16 | UInt32(bytes[i + 3]) << 24
+        return Int32(bitPattern: low | high)
     }
 }
 
