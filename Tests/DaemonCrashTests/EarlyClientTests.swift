@@ -21,9 +21,8 @@ import TestSupport
         var daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
         var client = try await daemon.connect()
         try client.command("update")
-        for _ in 0..<500 where try client.command("status").value("updating_db") != nil {
-            try await Task.sleep(for: .milliseconds(10))
-        }
+        // The scan's end is an `update` event (changes wait for the connection's next idle: no race with status).
+        while try client.command("status").value("updating_db") != nil { try client.command("idle update") }
         client.send("command_list_begin")
         for index in 0..<20_000 { client.send("add \"\(index % 4).flac\"") }
         try client.command("command_list_end")

@@ -43,7 +43,7 @@ def command(line):
         if reply.startswith("ACK"): raise SystemExit(f"{line}: {reply}")
         answer.append(reply)
 command("update")
-while "updating_db" in command("status"): time.sleep(0.05)
+while "updating_db" in command("status"): command("idle update")  # the scan's end is an update event
 for name in ("one", "two", "three"): command(f'add "Set/{name}.wav"')
 command("play 1")
 command("seek 1 7.5")
