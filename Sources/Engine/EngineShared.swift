@@ -3,15 +3,15 @@ import FermataCore
 import Synchronization
 
 /// What the decoder thread asks the output thread to do before new data follows (the flush handshake).
-enum FlushKind: Int {
+enum FlushKind: Sendable {
     /// Keep what the device holds; cut the ring at the output cursor (loop edits, queue edits).
-    case splice = 0
+    case splice
     /// Discard the device buffer and the ring at once (seek, start, skip).
-    case drop = 1
+    case drop
     /// Wait until everything queued has been handed to the device, drain it, reopen at a new format.
-    case reopen = 2
+    case reopen
     /// Discard everything and close the device (stop).
-    case close = 3
+    case close
 }
 
 /// A flush the decoder thread asks of the output thread.
