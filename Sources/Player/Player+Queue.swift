@@ -22,7 +22,7 @@ extension Player {
     public func insert(uris: [String], replayGain gains: [ReplayGainInfo], at position: Int?) async -> [EntryID] {
         precondition(gains.count == uris.count, "one ReplayGain value per URI")
         let at = min(max(0, position ?? queue.count), queue.count)
-        let ids = queue.insert(uris: uris, replayGain: gains, at: at, using: &randomGenerator)
+        let ids = editQueue { $0.insert(uris: uris, replayGain: gains, at: at, using: &$1) }
         // The new entries are the slice at `at` (looking each id up would cost the queue's length per entry:
         // quadratic for `add /` or a list of 10,000 adds).
         let added = Array(queue.entries[at..<(at + ids.count)])
@@ -36,18 +36,14 @@ extension Player {
             throw ActionError.noSuchEntry(ids.first { queue.entry(id: $0) == nil } ?? -1)
         }
         let removingCurrent = current.map(ids.contains) ?? false
-        let next = removingCurrent ? current.flatMap { queue.entry(after: $0, wrap: repeatMode == .queue) } : nil
-        queue.remove(ids: ids)
+        let next = removingCurrent ? current.flatMap { queue.entry(after: $0, wrap: modes.repeatMode == .queue) } : nil
+        editQueue { queue, _ in queue.remove(ids: ids) }
         await queueEdited(.removed(ids))
         if removingCurrent {
-            if let next, !ids.contains(next.id), !stopped {
+            if let next, !ids.contains(next.id), !transport.isStopped {
                 await begin(next)
             } else {
-                current = nil
-                if !stopped {
-                    engine.stop()
-                    await markStopped()
-                }
+                if transport.isStopped { moveCursor(to: nil) } else { await stop(clearingCursor: true) }
             }
         }
     }
@@ -55,37 +51,33 @@ extension Player {
     public func move(_ range: Range<Int>, to destination: Int) async throws {
         guard range.lowerBound >= 0, range.upperBound <= queue.count, destination >= 0,
               destination + range.count <= queue.count else { throw ActionError.invalidValue("bad song index") }
-        queue.move(range, to: destination)
+        editQueue { queue, _ in queue.move(range, to: destination) }
         await queueEdited(.reordered)
     }
 
     public func clear() async {
-        if !stopped {
-            engine.stop()
-            await markStopped()
-        }
-        current = nil
-        queue.clear()
+        if transport.isStopped { moveCursor(to: nil) } else { await stop(clearingCursor: true) }
+        editQueue { queue, _ in queue.clear() }
         await queueEdited(.cleared)
     }
 
     /// Permanently reorders `range` of the queue (MPD `shuffle`).
     public func shuffle(_ range: Range<Int>?) async {
-        queue.shuffle(range, using: &randomGenerator)
+        editQueue { $0.shuffle(range, using: &$1) }
         await queueEdited(.reordered)
     }
 
     /// Plays in a shuffled order (kept across restarts) or back in list order (MPD `random`).
     public func setShuffled(_ on: Bool) async {
-        queue.setShuffled(on, first: current, using: &randomGenerator)
+        let first = current
+        editQueue { $0.setShuffled(on, first: first, using: &$1) }
         await queueEdited(.shuffleOrder(queue.shuffledOrder))
         changeSink.yield(.options)
     }
 
     /// Consume on or off; `oneshot`: on until one entry has been consumed (MPD 0.24's `consume oneshot`).
     public func setConsume(_ on: Bool, oneshot: Bool = false) async {
-        consume = on
-        consumeOneshot = on && oneshot
+        updateModes { $0.consume = on ? (oneshot ? .oneshot : .on) : .off }
         await persistence?.saveSnapshot(snapshot())
         changeSink.yield(.options)
     }
@@ -102,36 +94,43 @@ extension Player {
     /// saved transport say so. Call before `restoreQueue` when the queue is large: only the current and next entries
     /// are needed to start. A saved file that has gone fails to open and the player moves on to the next entry.
     public func restore(snapshot saved: PlayerSnapshot, entries: [QueueEntry], policy: ResumePolicy) async {
-        repeatMode = saved.repeatMode
-        single = saved.single
-        consume = saved.consume
-        replayGainMode = saved.replayGain
-        volume = saved.volume
-        engine.setGain(VolumeCurve.gain(forVolume: volume))
-        queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion, shuffledOrder: nil)
-        loop = saved.loop
-        if let loop { engine.setLoop(entry: loop.entry, loop.region) }
-        current = saved.currentEntry
+        updateModes {
+            $0.repeatMode = saved.repeatMode
+            $0.single = saved.single
+            $0.consume = saved.consume ? .on : .off
+            $0.replayGain = saved.replayGain
+            $0.volume = saved.volume
+        }
+        editQueue { queue, _ in
+            queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion,
+                              shuffledOrder: nil)
+        }
+        setLoopMarks(saved.loop.map(LoopMarks.set) ?? .none)
+        moveCursor(to: saved.currentEntry)
         guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
               saved.transport != .stopped, policy != .off else { return }
-        engine.setPaused(saved.transport == .paused || policy == .paused)
-        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil)
+        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil,
+                    paused: saved.transport == .paused || policy == .paused)
     }
 
     /// Starts the saved entry at its saved position as `restore` would have, when nothing has happened since: the
     /// player is still stopped on that entry (the restore could not play then because the music directory was not
     /// there yet). Does nothing once someone has played, stopped or edited their way elsewhere.
     public func resumeSaved(_ saved: PlayerSnapshot, policy: ResumePolicy) async {
-        guard stopped, saved.transport != .stopped, policy != .off, let id = saved.currentEntry, current == id,
-              let entry = queue.entry(id: id) else { return }
-        engine.setPaused(saved.transport == .paused || policy == .paused)
-        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil)
+        guard transport.isStopped, saved.transport != .stopped, policy != .off, let id = saved.currentEntry,
+              current == id, let entry = queue.entry(id: id) else { return }
+        await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil,
+                    paused: saved.transport == .paused || policy == .paused)
     }
 
     /// Replaces the queue with the whole saved list (after `restore` started audio from the first few entries).
     public func restoreQueue(entries: [QueueEntry], version: Int, nextID: EntryID, shuffledOrder: [EntryID]?) {
-        queue = PlayQueue(entries: entries, nextID: nextID, version: version, shuffledOrder: shuffledOrder)
-        if let current, queue.entry(id: current) == nil { self.current = queue.firstInPlayOrder?.id }
+        editQueue { queue, _ in
+            queue = PlayQueue(entries: entries, nextID: nextID, version: version, shuffledOrder: shuffledOrder)
+        }
+        if let current, queue.entry(id: current) == nil {
+            moveCursor(to: queue.firstInPlayOrder?.id)
+        }
         refreshUpcoming()
         changeSink.yield(.queue)
     }
@@ -150,13 +149,8 @@ public struct QueueView: Sendable {
 extension Player {
     /// The queue, the current and the next entry, read in one actor turn.
     public func queueView() -> QueueView {
-        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: consume,
-                  consumeOneshot: consumeOneshot)
+        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: modes.consume != .off,
+                  consumeOneshot: modes.consume == .oneshot)
     }
 
-    /// Forgets the last error (MPD `clearerror`).
-    public func clearError() {
-        lastError = nil
-        changeSink.yield(.player)
-    }
 }

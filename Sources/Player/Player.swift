@@ -7,6 +7,10 @@ import Logging
 /// The player: the queue, the modes and the loop region on top of a `PlaybackEngine`. Every front end drives it
 /// through `PlayerControl` and the queue methods; it writes what must survive a power cut through `PlayerPersistence`.
 ///
+/// Its state is four values, each changed only in this file, each through one method that also tells the engine:
+/// `transport` (`begin`, `stop`, `setPaused`, `moveCursor`), `modes` (`updateModes`), `loopMarks` (`setLoopMarks`) and
+/// `queue` (`editQueue`). The other files of the type (actions, queue edits, restore) decide; this one applies.
+///
 /// Threads: an actor; call from any task. `run()` must be running (it consumes the engine's events).
 public actor Player: PlayerControl {
     public nonisolated let engine: PlaybackEngine
@@ -16,42 +20,18 @@ public actor Player: PlayerControl {
     let logger: Logger
     let musicDirectory: String?
     let persistence: (any PlayerPersistence)?
-    public internal(set) var queue = PlayQueue()
-    var repeatMode = RepeatMode.off
-    var single = false
-    /// Playback speed in percent (100: untouched).
-    var tempoPercent = 100
-    /// The count-in before playback starts, if any.
-    var countIn: CountInPlan?
-    /// Announcements over the music (ducked) rather than before it.
-    var announceDucking = true
-    /// Announcement failures already logged (each reason once).
-    var announcementProblems: Set<String> = []
-    /// Whether each new track is announced.
-    var announceTrackChanges = false
     let speaker = SpeechRenderer()
-    var consume = false
-    /// MPD 0.24's `consume oneshot`: consume switches itself off once one entry has been consumed. Not saved: after
-    /// a restart consume is off rather than on for ever.
-    var consumeOneshot = false
-    var volume = 100
-    /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
-    var muted = false
-    var replayGainMode = ReplayGainMode.off
-    var stopped = true
-    var loop: EntryLoop?
-    /// A set while B is not yet: where A is.
-    var loopPendingA: EntryFrame?
-    var lastError: String?
+
+    public private(set) var queue = PlayQueue()
+    private(set) var modes = PlayerModes()
+    private(set) var transport = PlayerTransport.initial
+    private(set) var loopMarks = LoopMarks.none
+    private(set) var lastError: String?
     /// Entries that could not be played, with the reason (typed decoder error as text).
-    public internal(set) var failures: [EntryID: String] = [:]
-    /// The entry the listener hears (or heard last).
-    var current: EntryID?
-    var consecutiveFailures = 0
-    /// The last start asked of the engine, reported by `status` until it is heard (a `next` or `seek` shows at once),
-    /// with its entry's source rate when known (seconds ↔ frames for a seek made before the start is heard).
-    var requestedStart: RequestedStart?
-    var randomGenerator = SystemRandomNumberGenerator()
+    public private(set) var failures: [EntryID: String] = [:]
+    private var randomGenerator = SystemRandomNumberGenerator()
+    /// Announcement failures already logged (each reason once).
+    private var announcementProblems: Set<String> = []
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
@@ -74,39 +54,46 @@ public actor Player: PlayerControl {
 
     /// Suspends until the stream ends (the queue played out or `stop`).
     public func waitUntilStopped() async {
-        if stopped { return }
+        if transport.isStopped { return }
         await withCheckedContinuation { endWaiters.append($0) }
     }
 
     public func status() -> PlayerStatus {
         let heard = currentPosition()
+        let stopped = transport.isStopped
         var status = PlayerStatus()
-        status.state = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
+        status.state = transport.state
         status.entryID = heard.entryID ?? current
         status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
         status.elapsedFrames = stopped ? 0 : heard.sourceFrame
         status.elapsed = stopped ? 0 : heard.seconds
         status.sourceSampleRate = heard.sourceRate
-        status.volume = volume
-        status.repeatMode = repeatMode
-        status.single = single
-        status.tempoPercent = tempoPercent
-        status.loop = loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
-        status.loopPendingA = loopPendingA?.frame
-        status.replayGain = replayGainMode
+        status.volume = modes.volume
+        status.repeatMode = modes.repeatMode
+        status.single = modes.single
+        status.tempoPercent = modes.tempoPercent
+        status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
+        status.loopPendingA = loopMarks.pendingA?.frame
+        status.replayGain = modes.replayGain
         status.outputFormat = heard.deviceFormat?.description
         status.lastError = heard.waitingForDevice ? "waiting for the audio device" : lastError
         return status
     }
 
+    /// The entry the listener hears (or heard last), or where a stopped player starts.
+    var current: EntryID? { transport.current }
+
     /// Modes MPD reports that `PlayerStatus` does not carry.
-    public var isConsuming: Bool { consume }
+    public var isConsuming: Bool { modes.consume != .off }
     public var isShuffled: Bool { queue.shuffledOrder != nil }
+
+    /// Whether audio is playing now (not paused, not stopped).
+    public var isPlaying: Bool { transport.isPlaying }
 
     /// The entry that will play after the current one, under the current modes.
     public func upcomingEntry() -> QueueEntry? {
         guard let current else { return nil }
-        return successor(of: current, afterFailure: false).flatMap { queue.entry(id: $0.entryID) }
+        return modes.successor(of: current, in: queue, afterFailure: false)
     }
 
     // MARK: engine events
@@ -114,33 +101,30 @@ public actor Player: PlayerControl {
     private func handle(_ event: EngineEvent) async {
         switch event {
         case let .decodingStarted(entry):
-            let next = successor(of: entry, afterFailure: false)
-            if announceTrackChanges, let next, let queued = queue.entry(id: next.entryID) {
+            let next = modes.successor(of: entry, in: queue, afterFailure: false)
+            if modes.announcements.onTrackChange, let next {
                 // Rendered before the decoder learns what follows, so it has the words when it gets there.
-                if let speech = await speak(await trackTitle(queued)) {
-                    engine.prepareTrackAnnouncement(next.entryID, speech, duck: announceDucking)
+                if let speech = await speak(await trackTitle(next)) {
+                    engine.prepareTrackAnnouncement(next.id, speech, duck: modes.announcements.duck)
                 }
             }
-            engine.setUpcoming(after: entry, next)
+            engine.setUpcoming(after: entry, next.map(item))
         case let .trackFailed(entry, reason):
             logger.warning("skipping entry \(entry): \(reason)")
             lastError = reason
             failures[entry] = reason
-            consecutiveFailures += 1
-            let next = consecutiveFailures >= max(1, queue.count) ? nil : successor(of: entry, afterFailure: true)
-            engine.setUpcoming(after: entry, next)
+            let failuresInARow = transport.failed()
+            let next = failuresInARow >= max(1, queue.count)
+                ? nil : modes.successor(of: entry, in: queue, afterFailure: true)
+            engine.setUpcoming(after: entry, next.map(item))
             if next == nil && engine.position().state == .stopped { await markStopped() }
         case let .trackAudible(entry, generation):
-            // Heard before a newer start (a `next` sent while the old start's event was on its way): stale.
-            if let asked = requestedStart, generation < asked.generation { return }
             let previous = current
-            current = entry
-            consecutiveFailures = 0
-            if consume, let previous, previous != entry, queue.entry(id: previous) != nil {
+            guard transport.heard(entry, generation: generation) else { return }
+            if modes.consume != .off, let previous, previous != entry, queue.entry(id: previous) != nil {
                 queue.remove(id: previous)
-                if consumeOneshot {
-                    consume = false
-                    consumeOneshot = false
+                if modes.consume == .oneshot {
+                    modes.consume = .off
                     changeSink.yield(.options)
                 }
                 await persistence?.saveQueueEdit(.removed([previous]), queue: queue, snapshot: snapshot())
@@ -157,61 +141,25 @@ public actor Player: PlayerControl {
         case .underrun:
             logger.debug("output underrun recovered")
         case let .tempoChanged(tempo):
-            tempoPercent = Int((tempo * 100).rounded())
+            modes.tempoPercent = Int((tempo * 100).rounded())
             changeSink.yield(.player)
         }
     }
 
-    func markStopped() async {
-        stopped = true
-        let waiters = endWaiters
-        endWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
-        await persistence?.saveSnapshot(snapshot())
-        changeSink.yield(.player)
-    }
-
-    /// What plays after `entry` under the current modes.
-    func successor(of entry: EntryID, afterFailure: Bool) -> PlayableItem? {
-        if repeatMode == .track && !afterFailure { return queue.entry(id: entry).map(item) }
-        if single && !afterFailure { return nil }
-        return queue.entry(after: entry, wrap: repeatMode == .queue).map(item)
-    }
-
-    nonisolated func path(for uri: String) -> String {
-        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
-        return musicDirectory + "/" + uri
-    }
-
-    /// `auto` as MPD resolves it: track gain while the queue plays in random order (its songs come from anywhere),
-    /// album gain in list order.
-    var effectiveReplayGainMode: ReplayGainMode {
-        guard replayGainMode == .auto else { return replayGainMode }
-        return queue.shuffledOrder == nil ? .album : .track
-    }
-
-    func item(_ entry: QueueEntry) -> PlayableItem {
-        let info = entry.replayGain
-        let gain: Double? = switch effectiveReplayGainMode {
-        case .off: nil
-        case .track, .auto: info.trackGain.map { ReplayGainMath.linearGain(gainDB: $0, peak: info.trackPeak) }
-        case .album: (info.albumGain ?? info.trackGain).map {
-            ReplayGainMath.linearGain(gainDB: $0, peak: info.albumGain != nil ? info.albumPeak : info.trackPeak)
-        }
-        }
-        return PlayableItem(entryID: entry.id, path: path(for: entry.uri), replayGain: gain ?? 1)
-    }
+    // MARK: the transport (the one place it changes)
 
     /// Starts `entry` at `frame`; `rate`: the entry's source rate where the caller knows it (a seek, a restore);
-    /// `countingIn`: with the count-in (a start from play, not a seek or a skip).
-    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, rate: Int? = nil, countingIn: Bool = false) async {
-        stopped = false
+    /// `countingIn`: with the count-in (a start from play, not a seek or a skip); `paused`: start paused or playing
+    /// (nil: as the transport is now — a skip or a seek while paused stays paused).
+    func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, rate: Int? = nil, countingIn: Bool = false,
+               paused: Bool? = nil) async {
         let known = currentPosition()
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
-        current = entry.id
-        consecutiveFailures = 0
-        let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? countIn : nil)
-        requestedStart = RequestedStart(generation: generation, entry: entry.id, frame: frame, rate: rate)
+        let paused = paused ?? (transport.state == .paused)
+        engine.setPaused(paused)
+        let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? modes.countIn : nil)
+        let start = RequestedStart(generation: generation, entry: entry.id, frame: frame, rate: rate)
+        transport = .running(RunningTransport(entry: entry.id, paused: paused, start: start))
         // A skip to an entry whose rate is not known yet: read it now, off the actor, so that a seek that follows
         // (a skip and a seek while paused) finds it instead of waiting for the file's header.
         if rate == nil { Task { await self.resolveRequestedRate() } }
@@ -220,12 +168,137 @@ public actor Player: PlayerControl {
         changeSink.yield(.player)
     }
 
+    /// Stops the engine and the transport, keeping the current entry as where `play` starts (or forgetting it: its
+    /// entry was removed).
+    func stop(clearingCursor: Bool = false) async {
+        engine.stop()
+        await markStopped(clearingCursor: clearingCursor)
+    }
+
+    /// The transport stopped (the engine has, or was just told to).
+    private func markStopped(clearingCursor: Bool = false) async {
+        transport.stop()
+        if clearingCursor { transport.moveCursor(to: nil) }
+        let waiters = endWaiters
+        endWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+        await persistence?.saveSnapshot(snapshot())
+        changeSink.yield(.player)
+    }
+
+    /// Pauses or resumes; does nothing to a stopped transport (MPD: no effect when stopped).
+    func setPaused(_ paused: Bool) {
+        if transport.setPaused(paused) {
+            engine.setPaused(paused)
+            transportChanged()
+        }
+        changeSink.yield(.player)
+    }
+
+    /// Where a stopped player starts from (a skip while stopped, a restore); a running transport keeps its entry.
+    func moveCursor(to entry: EntryID?) {
+        guard transport.isStopped else { return }
+        transport.moveCursor(to: entry)
+        changeSink.yield(.player)
+    }
+
+    /// Wakes `waitUntilPlaying` callers when the transport may have started.
+    private func transportChanged() {
+        guard isPlaying, !playingWaiters.isEmpty else { return }
+        let waiters = playingWaiters.values
+        playingWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: modes, loop and queue (the one place each changes)
+
+    /// Changes the modes and tells the engine what it plays by: the output gain, the count-in before each loop pass,
+    /// and — when repeat, single or ReplayGain changed — what follows the current entry. The caller says what changed.
+    func updateModes(_ body: (inout PlayerModes) throws -> Void) rethrows {
+        let old = modes
+        try body(&modes)
+        if modes.outputGain != old.outputGain { engine.setGain(modes.outputGain) }
+        if modes.countIn != old.countIn {
+            engine.setPassCountIn(modes.countIn?.beforeEachPass == true ? modes.countIn : nil)
+        }
+        if modes.repeatMode != old.repeatMode || modes.single != old.single || modes.replayGain != old.replayGain {
+            refreshUpcoming()
+        }
+    }
+
+    /// Plays at `percent` of normal speed.
+    func setTempo(_ percent: Int) {
+        modes.tempoPercent = percent
+        engine.setTempo(Double(percent) / 100)
+        changeSink.yield(.player)
+    }
+
+    /// Starts (its start tempo at once) or ends the speed trainer; the engine reports each step as `tempoChanged`.
+    func setTrainer(_ trainer: SpeedTrainer?) {
+        if let trainer { modes.tempoPercent = Int((trainer.start * 100).rounded()) }
+        engine.setTrainer(trainer)
+        changeSink.yield(.player)
+    }
+
+    /// Replaces the loop marks and gives the engine the loop region (or takes it away).
+    func setLoopMarks(_ marks: LoopMarks) {
+        if let loop = marks.loop {
+            engine.setLoop(entry: loop.entry, loop.region)
+        } else if let old = loopMarks.loop {
+            engine.setLoop(entry: old.entry, nil)
+        }
+        loopMarks = marks
+        changeSink.yield(.player)
+    }
+
+    /// Edits the queue (with the player's random source for shuffles); the caller saves the edit.
+    func editQueue<Result>(_ body: (inout PlayQueue, inout SystemRandomNumberGenerator) throws -> Result) rethrows
+        -> Result {
+        try body(&queue, &randomGenerator)
+    }
+
+    /// Tells the engine again what follows the entry being heard (after a mode or queue change).
+    func refreshUpcoming() {
+        guard let entry = current, !transport.isStopped else { return }
+        engine.setUpcoming(after: entry, modes.successor(of: entry, in: queue, afterFailure: false).map(item))
+    }
+
+    /// Forgets the last error (MPD `clearerror`).
+    public func clearError() {
+        lastError = nil
+        changeSink.yield(.player)
+    }
+
+    // MARK: what the engine is given
+
+    nonisolated func path(for uri: String) -> String {
+        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
+        return musicDirectory + "/" + uri
+    }
+
+    func item(_ entry: QueueEntry) -> PlayableItem {
+        PlayableItem(entryID: entry.id, path: path(for: entry.uri),
+                     replayGain: modes.replayGain(for: entry, shuffled: queue.shuffledOrder != nil))
+    }
+
+    /// The rendered words, or nil with the reason logged (each reason once).
+    func speak(_ text: String) async -> Speech? {
+        switch await speaker.render(text) {
+        case let .success(speech): return speech
+        case let .failure(error):
+            if announcementProblems.insert(error.reason).inserted { logger.warning("announcement: \(error.reason)") }
+            return nil
+        }
+    }
+
+    // MARK: position
+
     /// What is heard now or, while a start just asked for is not audible yet (paused after a seek or a skip, or still
     /// filling the device), that start: the position `status`, `previous`, seeks, loop marks and snapshots act on, so
     /// that two presses in a row while paused build on each other instead of on a stale heard position.
     func currentPosition() -> EnginePosition {
         var heard = engine.position()
-        if let asked = requestedStart, heard.generation < asked.generation {
+        if let asked = transport.requestedStart, heard.generation < asked.generation {
             heard.entryID = asked.entry
             heard.sourceFrame = asked.frame
             if let rate = asked.rate { heard.sourceRate = rate }
@@ -239,27 +312,35 @@ public actor Player: PlayerControl {
     /// read on `BlockingWork` (the actor does no file I/O); the answer is kept only if that start is still the one
     /// asked for.
     func resolveRequestedRate() async {
-        guard let asked = requestedStart, asked.rate == nil, engine.position().generation < asked.generation,
+        guard let asked = transport.requestedStart, asked.rate == nil, engine.position().generation < asked.generation,
               let entry = queue.entry(id: asked.entry) else { return }
         let file = path(for: entry.uri)
         let rate = await BlockingWork.run { (try? DecoderRegistry.open(path: file))?.format.sampleRate }
-        if let rate, requestedStart?.generation == asked.generation { requestedStart?.rate = rate }
+        guard let rate, case var .running(run) = transport, run.start.generation == asked.generation else { return }
+        run.start.rate = rate
+        transport = .running(run)
     }
+
+    // MARK: persistence
 
     /// The persistent state now (the current position unless `frame` is given).
     func snapshot(frame: Int64? = nil) -> PlayerSnapshot {
         var s = PlayerSnapshot()
         let heard = currentPosition()
-        s.transport = stopped ? .stopped : engine.isPauseRequested ? .paused : .playing
+        s.transport = switch transport.state {
+        case .stopped: .stopped
+        case .paused: .paused
+        case .playing: .playing
+        }
         s.currentEntry = current
         s.positionFrames = frame ?? (heard.entryID == current ? heard.sourceFrame : 0)
         s.sampleRate = heard.sourceRate
-        s.volume = volume
-        s.repeatMode = repeatMode
-        s.single = single
-        s.consume = consume && !consumeOneshot
-        s.replayGain = replayGainMode
-        s.loop = loop
+        s.volume = modes.volume
+        s.repeatMode = modes.repeatMode
+        s.single = modes.single
+        s.consume = modes.consume == .on
+        s.replayGain = modes.replayGain
+        s.loop = loopMarks.loop
         s.queueVersion = queue.version
         s.nextEntryID = queue.nextID
         return s
@@ -268,13 +349,20 @@ public actor Player: PlayerControl {
     /// Writes the heard position (called every checkpoint interval while playing); skips a write that would repeat
     /// the last one (paused, or the device waiting).
     public func checkpoint() async {
-        guard !stopped, let current else { return }
+        guard !transport.isStopped, let current else { return }
         let heard = engine.position()
         guard heard.entryID == current, heard.sourceRate > 0 else { return }
         if let last = lastCheckpoint, last.entry == current, last.frame == heard.sourceFrame { return }
         lastCheckpoint = EntryFrame(entry: current, frame: heard.sourceFrame)
         await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate)
     }
+
+    /// Saves everything with the heard position, for a clean shutdown (SIGTERM): a restart resumes right here.
+    public func saveForShutdown() async {
+        await persistence?.saveSnapshot(snapshot())
+    }
+
+    // MARK: waiting
 
     /// Suspends until audio is playing (returns at once if it is) or the calling task is cancelled.
     public func waitUntilPlaying() async {
@@ -291,20 +379,4 @@ public actor Player: PlayerControl {
     private func wakeWaiter(_ id: Int) {
         playingWaiters.removeValue(forKey: id)?.resume()
     }
-
-    /// Wakes `waitUntilPlaying` callers when the transport may have started.
-    func transportChanged() {
-        guard isPlaying, !playingWaiters.isEmpty else { return }
-        let waiters = playingWaiters.values
-        playingWaiters.removeAll()
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Saves everything with the heard position, for a clean shutdown (SIGTERM): a restart resumes right here.
-    public func saveForShutdown() async {
-        await persistence?.saveSnapshot(snapshot())
-    }
-
-    /// Whether audio is playing now (not paused, not stopped).
-    public var isPlaying: Bool { !stopped && !engine.isPauseRequested }
 }

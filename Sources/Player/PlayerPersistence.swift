@@ -80,12 +80,3 @@ public struct EntryFrame: Sendable, Hashable {
     public var entry: EntryID
     public var frame: Int64
 }
-
-/// A start asked of the engine and not yet heard: what the status reports until the engine catches up.
-struct RequestedStart {
-    var generation: Int
-    var entry: EntryID
-    var frame: Int64
-    /// The entry's source rate, once known (read off the actor for a skip to a file not heard yet).
-    var rate: Int?
-}
