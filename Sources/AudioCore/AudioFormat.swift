@@ -2,7 +2,7 @@
 ///
 /// Integer encodings are left-justified: a 24-bit source travels as `.s32` with its 24 bits in the top of the word and
 /// `validBits == 24`, so copying it to an `S32_LE` device is bit-exact and `>> 8` gives the source sample back.
-public enum SampleEncoding: UInt8, Sendable, Hashable, CustomStringConvertible {
+public enum SampleEncoding: UInt8, Sendable, Hashable, BitwiseCopyable, CustomStringConvertible {
     case s16
     case s32
     case f32
@@ -27,7 +27,7 @@ public enum SampleEncoding: UInt8, Sendable, Hashable, CustomStringConvertible {
 /// The shape of a PCM stream: rate, channel count and sample encoding.
 ///
 /// A value type; freely shared between threads.
-public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
+public struct AudioFormat: Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     public var sampleRate: Int
     public var channels: Int
     public var encoding: SampleEncoding

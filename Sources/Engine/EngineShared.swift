@@ -99,26 +99,9 @@ final class EngineShared: Sendable {
     /// Decoder: below this many filled bytes the output thread wakes the decoder.
     let lowWaterBytes = Atomic<Int>(0)
 
-    // Published by the output thread (seqlock): one writer (`publish`), any number of readers (`heard`).
-    // The fields are relaxed atomics (so a torn read is a retry, never undefined behaviour); `sequence` orders them.
-    // Pairs it relies on (Boehm's seqlock):
-    // - writer `sequence = odd` (relaxed), then a *releasing fence*, then the field stores: the fence orders the odd
-    //   mark before every field store. It pairs with the reader's *acquiring fence* after its field loads: a reader
-    //   that loaded any field of this publish is then guaranteed to see `sequence` ≠ its first (even) value, and
-    //   retries.
-    // - writer field stores, then `sequence = even` *releasing*; it pairs with the reader's first `sequence` load
-    //   *acquiring*: a reader that sees the even value sees every field of that publish (or a later one, and then the
-    //   re-check fails).
-    // Tested by `SeqlockStressTests` (PlayerTests).
-    private let sequence = Atomic<Int>(0)
-    private let pubState = Atomic<Int>(0)
-    private let pubEntry = Atomic<Int64>(-1)
-    private let pubFrame = Atomic<Int64>(0)
-    private let pubRate = Atomic<Int>(0)
-    private let pubDeviceRate = Atomic<Int>(0)
-    private let pubDeviceBits = Atomic<Int>(0)
-    private let pubDeviceChannels = Atomic<Int>(0)
-    private let pubGeneration = Atomic<Int>(0)
+    /// Published by the output thread (`publish`, one writer), read by any thread (`heard`).
+    private let published = Seqlock(HeardPosition(state: .closed, entryID: nil, sourceFrame: 0, sourceRate: 0,
+                                                  device: nil))
     let framesWritten = Atomic<Int>(0)
     /// CLOCK_MONOTONIC nanoseconds of the first frame handed to the device (0 until then).
     let firstFrameNanoseconds = Atomic<Int>(0)
@@ -127,46 +110,11 @@ final class EngineShared: Sendable {
         ring = PCMRing(minimumCapacity: ringBytes)
     }
 
-    /// Output thread only.
-    func publish(_ position: HeardPosition) {
-        let s = sequence.load(ordering: .relaxed)
-        sequence.store(s + 1, ordering: .relaxed)
-        atomicMemoryFence(ordering: .releasing)
-        pubState.store(position.state.rawValue, ordering: .relaxed)
-        pubEntry.store(position.entryID ?? -1, ordering: .relaxed)
-        pubFrame.store(position.sourceFrame, ordering: .relaxed)
-        pubRate.store(position.sourceRate, ordering: .relaxed)
-        pubDeviceRate.store(position.device?.sampleRate ?? 0, ordering: .relaxed)
-        pubDeviceBits.store(position.device.map { $0.encoding == .f32 ? -32 : $0.validBits } ?? 0, ordering: .relaxed)
-        pubDeviceChannels.store(position.device?.channels ?? 0, ordering: .relaxed)
-        pubGeneration.store(position.generation, ordering: .relaxed)
-        sequence.store(s + 2, ordering: .releasing)
-    }
+    /// Output thread only. Tested by `SeqlockStressTests` (PlayerTests).
+    func publish(_ position: HeardPosition) { published.publish(position) }
 
     /// Any thread: a consistent copy of what the output thread last published.
-    func heard() -> HeardPosition {
-        while true {
-            let s1 = sequence.load(ordering: .acquiring)
-            if s1 & 1 == 1 { continue }
-            let state = OutputState(rawValue: pubState.load(ordering: .relaxed)) ?? .closed
-            let entry = pubEntry.load(ordering: .relaxed)
-            let frame = pubFrame.load(ordering: .relaxed)
-            let rate = pubRate.load(ordering: .relaxed)
-            let deviceRate = pubDeviceRate.load(ordering: .relaxed)
-            let bits = pubDeviceBits.load(ordering: .relaxed)
-            let channels = pubDeviceChannels.load(ordering: .relaxed)
-            let generation = pubGeneration.load(ordering: .relaxed)
-            atomicMemoryFence(ordering: .acquiring)
-            guard sequence.load(ordering: .relaxed) == s1 else { continue }
-            var device: AudioFormat?
-            if deviceRate > 0 {
-                let encoding: SampleEncoding = bits < 0 ? .f32 : (bits <= 16 ? .s16 : .s32)
-                device = AudioFormat(sampleRate: deviceRate, channels: channels, encoding: encoding, validBits: abs(bits))
-            }
-            return HeardPosition(state: state, entryID: entry < 0 ? nil : entry, sourceFrame: frame,
-                                 sourceRate: rate, device: device, generation: generation)
-        }
-    }
+    func heard() -> HeardPosition { published.read() }
 
     var volumeGain: Double {
         get { Double(bitPattern: volumeGainBits.load(ordering: .relaxed)) }
@@ -175,7 +123,7 @@ final class EngineShared: Sendable {
 }
 
 /// The output thread's lifecycle as published.
-enum OutputState: Int, Sendable {
+enum OutputState: Int, Sendable, BitwiseCopyable {
     case closed = 0
     case running = 1
     case paused = 2
@@ -183,7 +131,7 @@ enum OutputState: Int, Sendable {
 }
 
 /// Where the listener is: the entry and source frame being heard now.
-struct HeardPosition: Sendable {
+struct HeardPosition: Sendable, BitwiseCopyable {
     var state: OutputState
     var entryID: EntryID?
     var sourceFrame: Int64
