@@ -22,7 +22,7 @@ enum QueueSegmentsMigration {
                        version: row["version"])
         }
         var segments = QueueSegments()
-        try StateStore.apply(StateStore.QueueRows(change: segments.update(to: entries), shuffle: .none), db)
+        try QueueRows(change: segments.update(to: entries), shuffle: .none).apply(db)
         let shuffled = try Bool.fetchOne(db, sql: "SELECT shuffled FROM player_state WHERE id = 1") ?? false
         if shuffled {
             let order = rows.compactMap { row -> (key: Int64, id: EntryID)? in

@@ -5,13 +5,8 @@ extension StateStore {
     /// Saved flags by output name; empty on a first start or when the table cannot be read.
     public func loadOutputStates() async -> [String: Bool] {
         do {
-            return try await database.pool.read { db in
-                var states: [String: Bool] = [:]
-                for row in try Row.fetchAll(db, sql: "SELECT name, enabled FROM output_state") {
-                    states[row["name"]] = row["enabled"]
-                }
-                return states
-            }
+            let rows = try await database.pool.read { try OutputStateRecord.fetchAll($0) }
+            return Dictionary(rows.map { ($0.name, $0.enabled) }, uniquingKeysWith: { $1 })
         } catch {
             logger.error("cannot read the saved output states (\(error)); using the configured ones")
             return [:]
@@ -20,9 +15,6 @@ extension StateStore {
 
     /// Saves one output's flag durably (before the protocol answers OK).
     public func saveOutputState(name: String, enabled: Bool) async {
-        _ = await write { db in
-            try db.execute(sql: "INSERT OR REPLACE INTO output_state (name, enabled) VALUES (?, ?)",
-                           arguments: [name, enabled])
-        }
+        _ = await write { db in try OutputStateRecord(name: name, enabled: enabled).upsert(db) }
     }
 }
