@@ -79,7 +79,7 @@ public final class Library: Sendable {
     /// The track at `path` (relative to the music directory), or nil.
     public func track(path: String) async throws -> Track? {
         try await database.pool.read { db in
-            try Track.fetchAll(db, sql: "SELECT \(Track.columns) FROM track WHERE path = ?", arguments: [path]).first
+            try Track.filter(Column("path") == path).fetchOne(db)
         }
     }
 
@@ -98,8 +98,7 @@ public final class Library: Sendable {
     /// The tracks whose identity is `identity` (one, or several copies of the same audio).
     public func tracks(identity: Int64) async throws -> [Track] {
         try await database.pool.read { db in
-            try Track.fetchAll(db, sql: "SELECT \(Track.columns) FROM track WHERE identity_id = ? ORDER BY path",
-                               arguments: [identity])
+            try Track.filter(Column("identity_id") == identity).order(Column("path")).fetchAll(db)
         }
     }
 
@@ -160,9 +159,7 @@ public final class Library: Sendable {
             let directories = try String.fetchAll(db, sql: """
                 SELECT path FROM directory WHERE parent_id = ? ORDER BY path
                 """, arguments: [id])
-            let tracks = try Track.fetchAll(db, sql: """
-                SELECT \(Track.columns) FROM track WHERE directory_id = ? ORDER BY path
-                """, arguments: [id])
+            let tracks = try Track.filter(Column("directory_id") == id).order(Column("path")).fetchAll(db)
             return DirectoryListing(path: path, directories: directories, tracks: tracks)
         }
     }

@@ -53,17 +53,26 @@ public struct SchemaMigrations: Sendable {
         return migrator
     }
 
-    /// Brings the database up to date: refuses a database that records a migration this list does not know, and
-    /// applies every missing migration in order inside ONE transaction (all or nothing), foreign keys checked
-    /// before the commit. Returns the names applied (empty when the database was current).
+    /// Brings the database up to date: refuses a database that records a migration this list does not know
+    /// (GRDB's `hasBeenSuperseded`), and applies every missing migration in order inside ONE transaction (all or
+    /// nothing), foreign keys checked before the commit. Returns the names applied (empty when the database was
+    /// current).
+    ///
+    /// Why not `DatabaseMigrator.migrate`: it commits each migration on its own, so an upgrade across several
+    /// migrations that fails half-way (a full SD card) leaves a schema no release ever shipped; here it leaves the
+    /// file as the old release wrote it (`MigrationTests.oneTransaction`). GRDB cannot nest its per-migration
+    /// transactions inside one, so the loop is ours; the bookkeeping stays GRDB's table, so `makeMigrator()` and this
+    /// agree on what has been applied.
     @discardableResult
     public func apply(to writer: some DatabaseWriter) throws -> [String] {
         let names = self.names
         let path = writer.path
+        let migrator = makeMigrator()
         return try writer.barrierWriteWithoutTransaction { db in
-            let applied = try makeMigrator().appliedIdentifiers(db)
-            let unknown = applied.subtracting(names).sorted()
-            guard unknown.isEmpty else { throw Failure.newerSchema(path: path, unknownMigrations: unknown) }
+            let applied = try migrator.appliedIdentifiers(db)
+            if try migrator.hasBeenSuperseded(db) {
+                throw Failure.newerSchema(path: path, unknownMigrations: applied.subtracting(names).sorted())
+            }
             let pending = steps.filter { !applied.contains($0.name) }
             guard !pending.isEmpty else { return [] }
             try db.execute(sql: "PRAGMA foreign_keys = OFF")

@@ -53,51 +53,66 @@ public struct Track: Sendable, Hashable, Identifiable {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         return String(path[..<slash])
     }
+}
 
-    /// The columns `init(row:)` expects, in order, for `SELECT \(Track.columns) FROM track`.
-    static let columns = """
-        track.id, track.path, track.path_bytes, track.identity_id, track.size, track.mtime, track.format, \
-        track.title, track.artist, track.album_artist, track.album, track.track_number, track.disc_number, \
-        track.date, track.genre, track.composer, track.bpm, track.duration, track.sample_rate, track.channels, \
-        track.bits_per_sample, track.rg_track_gain, track.rg_track_peak, track.rg_album_gain, track.rg_album_peak, \
-        track.picture_hash, track.picture_bytes, track.added_at, track.fingerprint
-        """
+/// A track is a GRDB record of the `track` table: `Track.filter(…).fetchAll(db)` selects `databaseSelection`, and
+/// SQL written by hand (joins with the search index) selects `Track.columns`; both are made from `Field`, the one list
+/// `init(row:)` reads by.
+///
+/// Reads are positional on purpose: a listing (`listallinfo`, searches) reads every column of tens of thousands of
+/// rows, and a name lookup in GRDB's cursor rows compares column names one by one, per column, per row. `Field`'s
+/// case order is the selection order, so a column and its index cannot drift apart.
+extension Track: FetchableRecord, TableRecord {
+    public static let databaseTableName = "track"
 
-    /// Decodes a row selected with `columns`.
-    init(row: Row) {
-        id = row[0]
-        path = row[1]
-        pathBytes = (row[2] as Data?).map { [UInt8]($0) }
-        identityID = row[3]
-        size = row[4]
-        modifiedNanoseconds = row[5]
-        format = row[6]
-        title = row[7]
-        artist = row[8]
-        albumArtist = row[9]
-        album = row[10]
-        trackNumber = row[11]
-        discNumber = row[12]
-        date = row[13]
-        genre = row[14]
-        composer = row[15]
-        bpm = row[16]
-        duration = row[17]
-        sampleRate = row[18]
-        channels = row[19]
-        bitsPerSample = row[20]
-        replayGain = ReplayGainInfo(trackGain: row[21], trackPeak: row[22], albumGain: row[23], albumPeak: row[24])
-        pictureHash = row[25]
-        pictureBytes = row[26]
-        addedAt = row[27]
-        fingerprint = row[28]
+    /// The columns read, in selection order; each column is its case's name in snake case.
+    enum Field: Int, CaseIterable {
+        case id, path, pathBytes, identityId, size, mtime, format, title, artist, albumArtist, album, trackNumber
+        case discNumber, date, genre, composer, bpm, duration, sampleRate, channels, bitsPerSample
+        case rgTrackGain, rgTrackPeak, rgAlbumGain, rgAlbumPeak, pictureHash, pictureBytes, addedAt, fingerprint
+
+        /// The column's name: `identityId` is `identity_id`.
+        var column: String {
+            String("\(self)".flatMap { $0.isUppercase ? ["_", Character($0.lowercased())] : [$0] })
+        }
     }
 
-    /// Fetches tracks with a query that selects `columns`.
-    static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Track] {
-        var tracks: [Track] = []
-        let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-        while let row = try rows.next() { tracks.append(Track(row: row)) }
-        return tracks
+    public static var databaseSelection: [any SQLSelectable] { names.map { Column($0) } }
+
+    /// The column names in `Field` order.
+    private static let names = Field.allCases.map(\.column)
+
+    /// The same selection for SQL written by hand, qualified with the table name.
+    static let columns = names.map { "track." + $0 }.joined(separator: ", ")
+
+    /// Decodes a row selected with `databaseSelection` or `columns`.
+    public init(row: Row) {
+        id = row[Field.id.rawValue]
+        path = row[Field.path.rawValue]
+        pathBytes = (row[Field.pathBytes.rawValue] as Data?).map { [UInt8]($0) }
+        identityID = row[Field.identityId.rawValue]
+        size = row[Field.size.rawValue]
+        modifiedNanoseconds = row[Field.mtime.rawValue]
+        format = row[Field.format.rawValue]
+        title = row[Field.title.rawValue]
+        artist = row[Field.artist.rawValue]
+        albumArtist = row[Field.albumArtist.rawValue]
+        album = row[Field.album.rawValue]
+        trackNumber = row[Field.trackNumber.rawValue]
+        discNumber = row[Field.discNumber.rawValue]
+        date = row[Field.date.rawValue]
+        genre = row[Field.genre.rawValue]
+        composer = row[Field.composer.rawValue]
+        bpm = row[Field.bpm.rawValue]
+        duration = row[Field.duration.rawValue]
+        sampleRate = row[Field.sampleRate.rawValue]
+        channels = row[Field.channels.rawValue]
+        bitsPerSample = row[Field.bitsPerSample.rawValue]
+        replayGain = ReplayGainInfo(trackGain: row[Field.rgTrackGain.rawValue], trackPeak: row[Field.rgTrackPeak.rawValue],
+                                    albumGain: row[Field.rgAlbumGain.rawValue], albumPeak: row[Field.rgAlbumPeak.rawValue])
+        pictureHash = row[Field.pictureHash.rawValue]
+        pictureBytes = row[Field.pictureBytes.rawValue]
+        addedAt = row[Field.addedAt.rawValue]
+        fingerprint = row[Field.fingerprint.rawValue]
     }
 }
