@@ -28,11 +28,11 @@ import TestSupport
     static let giveUpSeconds = 30.0
 
     @Test(.enabled("needs ../shared/kernel-lab (run-in-kernel.sh --check)") {
-        try await onThread { !DoorbellClockStepTests.inGuest && LabRunner.available }
+        try await onThread { !DoorbellClockStepTests.inGuest && KernelLab.available(for: "DoorbellClockStepTests") }
     })
     func aWallClockStepNeitherStretchesNorCutsATimedWait() async throws {
         let binary = try #require(try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        let run = await LabRunner.run([
+        let run = await KernelLab.runInKernel([
             "-t", "240", "-e", "\(Self.guestVariable)=1", binary, "--testing-library", "swift-testing",
             "--filter", "DoorbellClockStepTests/guestStepsTheWallClock",
         ])

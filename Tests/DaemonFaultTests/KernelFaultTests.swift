@@ -19,7 +19,7 @@ struct KernelFaultTests {
     @Test func cardVanishesMidTrackAndPlaybackResumesWhereItWas() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: FaultDaemon.binary))
         let out = try KernelLab.prepareFolder(seconds: 30)
-        let run = try await KernelLab.run(scenario: "device-loss.sh", out: out.path, fermatad: FaultDaemon.binary)
+        let run = await KernelLab.run(scenario: "device-loss.sh", out: out.path, fermatad: FaultDaemon.binary)
         let log = (try? String(contentsOfFile: out.file("daemon.log"), encoding: .utf8)) ?? ""
         let r = KernelLab.results(out.file("device-loss.txt"))
         print("device-loss.sh recorded: \(r.sorted { $0.key < $1.key })")
@@ -47,7 +47,7 @@ struct KernelFaultTests {
     @Test func stateDirectoryFullWhilePlaying() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: FaultDaemon.binary))
         let out = try KernelLab.prepareFolder(seconds: 60)
-        let run = try await KernelLab.run(scenario: "state-disk.sh", out: out.path, fermatad: FaultDaemon.binary)
+        let run = await KernelLab.run(scenario: "state-disk.sh", out: out.path, fermatad: FaultDaemon.binary)
         let log = (try? String(contentsOfFile: out.file("daemon.log"), encoding: .utf8)) ?? ""
         let r = KernelLab.results(out.file("state-disk.txt"))
         print("state-disk.sh recorded: \(r.sorted { $0.key < $1.key })")
