@@ -5,7 +5,8 @@
 //
 // Module graph (one-way; README "Layout" says what each holds):
 //   AudioCore ← FermataCore ← Decoders ← Engine ← Player ← Daemon ← fermatad
-//   AudioCore ← AudioOutput ← Engine                  Library ← Daemon
+//   AudioCore ← AudioOutput ← Engine                  Library ← StateDatabase ← Practice ← Daemon
+//   Player ← StateDatabase                            StateDatabase ← Daemon
 //   FermataCore ← MPDProtocol ← MPDServer ← Daemon    FermataConfig ← Controls ← Daemon
 //   fermata (CLI) ← Engine, Player, Controls, FermataConfig
 import PackageDescription
@@ -72,12 +73,31 @@ let package = Package(
         ),
         // The configuration file format, its documented keys and their defaults (shared by fermatad and fermata).
         .target(name: "FermataConfig", dependencies: ["AudioCore", "FermataCore"]),
-        // The daemon's parts: persistence, services, wiring (the fermatad target only starts them).
+        // The state database beside the library's tables: queue, player state, outputs, the practice tables' schema,
+        // the position checkpoint file, the migrations of all of them.
+        .target(
+            name: "StateDatabase",
+            dependencies: [
+                "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "Library", "CFileShim",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Practice statistics: what counts as practice, the tally by day and subject, the recorder and its store.
+        .target(
+            name: "Practice",
+            dependencies: [
+                "FermataCore", "Library", "StateDatabase",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The composition root: services, the MPD adapter, systemd glue (the fermatad target only starts them).
         .target(
             name: "Daemon",
             dependencies: [
                 "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-                "MPDProtocol", "MPDServer", "Controls", "CFileShim",
+                "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "CFileShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -94,7 +114,7 @@ let package = Package(
             linkerSettings: boardPageAlignment
         ),
         // What the practice statistics cost (bytes written per hour, time per observation).
-        .executableTarget(name: "PracticeBench", dependencies: ["Daemon", "FermataCore", "TestSupport"]),
+        .executableTarget(name: "PracticeBench", dependencies: ["Practice", "StateDatabase", "FermataCore", "TestSupport"]),
         .executableTarget(
             name: "fermata",
             dependencies: [
@@ -169,8 +189,8 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders", "FermataCore", "Controls",
-                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+                "Daemon", "StateDatabase", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
+                "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.

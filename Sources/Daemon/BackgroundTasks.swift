@@ -1,6 +1,7 @@
 import Library
 import Logging
 import ServiceLifecycle
+import StateDatabase
 
 /// The daemon's background work: forwards changes to MPD `idle` clients, and runs the start-up scan when the
 /// configuration asks for one (after audio has started, at the scanner's lower priority).

@@ -11,7 +11,9 @@ import MPDProtocol
 import MPDServer
 import NIOCore
 import Player
+import Practice
 import ServiceLifecycle
+import StateDatabase
 
 /// The daemon put together: opens the state database, starts audio at the saved position before anything else is
 /// loaded, then loads the rest of the queue and starts the control services; runs until SIGTERM/SIGINT.

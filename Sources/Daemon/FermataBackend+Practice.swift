@@ -1,5 +1,6 @@
 import FermataCore
 import MPDProtocol
+import Practice
 
 /// Practice statistics for the `practice` command, from the recorder (which writes what it counted first).
 /// Same contract as `FermataBackend`: callable from any task.

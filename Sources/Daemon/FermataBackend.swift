@@ -6,6 +6,8 @@ import Library
 import Logging
 import MPDProtocol
 import Player
+import Practice
+import StateDatabase
 import Synchronization
 
 /// The daemon's answer to every MPD command: the player actor for transport and the queue, the library for the

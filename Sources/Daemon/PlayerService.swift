@@ -3,6 +3,7 @@ import FermataCore
 import Logging
 import Player
 import ServiceLifecycle
+import StateDatabase
 
 /// Runs the player for the daemon: consumes engine events, checkpoints the heard position every interval while audio
 /// plays (and never wakes while it does not), and on shutdown saves the state and closes the device.

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import MPDProtocol
+import StateDatabase
 
 /// Stored playlists as `.m3u` files (one URI per line) in `<state>/playlists`: readable and editable by hand, and
 /// written crash-safely (temporary file, fsync, rename, fsync of the directory) so a power cut leaves either the old or

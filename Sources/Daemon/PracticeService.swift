@@ -1,5 +1,6 @@
 import Logging
 import MPDProtocol
+import Practice
 import ServiceLifecycle
 
 /// Feeds the practice recorder: an observation at every player change (the backend's `idle` notifications) and once

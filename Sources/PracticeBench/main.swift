@@ -1,6 +1,7 @@
-import Daemon
 import FermataCore
 import Foundation
+import Practice
+import StateDatabase
 import Synchronization
 import TestSupport
 

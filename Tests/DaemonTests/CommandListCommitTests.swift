@@ -6,9 +6,10 @@ import GRDB
 import Library
 import Logging
 import Player
+import StateDatabase
 import Synchronization
-import TestSupport
 import Testing
+import TestSupport
 
 /// A command list's queue edits commit once, when the list ends (10,000 `add`s in one list used to cost 10,000
 /// fsyncs: 27.6 s), and another client's edit is never held back by it.

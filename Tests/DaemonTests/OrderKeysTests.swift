@@ -1,4 +1,5 @@
 @testable import Daemon
+@testable import StateDatabase
 import Testing
 
 @Suite struct OrderKeysTests {

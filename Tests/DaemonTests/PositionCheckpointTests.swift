@@ -5,8 +5,9 @@ import Foundation
 import GRDB
 import Logging
 import Player
-import TestSupport
+@testable import StateDatabase
 import Testing
+import TestSupport
 
 /// Position checkpoints go to the one-sector file beside the state database, not through SQLite, and whichever of the
 /// two holds the newer save is what a restart comes back to.

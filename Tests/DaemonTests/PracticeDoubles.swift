@@ -1,6 +1,7 @@
 import Daemon
 import FermataCore
 import Foundation
+import Practice
 import Synchronization
 
 /// A clock the test sets and advances.

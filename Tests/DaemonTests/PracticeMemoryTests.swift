@@ -5,8 +5,10 @@ import FermataCore
 import Foundation
 import Logging
 import Player
-import TestSupport
+import Practice
+import StateDatabase
 import Testing
+import TestSupport
 
 /// Per-track memory: entering a track restores its last loop and tempo; a change made on the track is kept.
 @Suite struct PracticeMemoryTests {

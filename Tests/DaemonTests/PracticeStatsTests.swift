@@ -4,6 +4,8 @@ import Foundation
 import GRDB
 import Library
 import Logging
+import Practice
+import StateDatabase
 import Testing
 import TestSupport
 

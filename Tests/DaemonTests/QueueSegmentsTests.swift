@@ -7,8 +7,9 @@ import GRDB
 import Library
 import Logging
 import Player
-import TestSupport
+@testable import StateDatabase
 import Testing
+import TestSupport
 
 /// The queue saved as runs of entries (`queue_segment`): every edit comes back exactly after a reopen, an edit writes
 /// only the runs it touched, damaged text loses one run rather than the queue, a v3 database (one row per entry) is

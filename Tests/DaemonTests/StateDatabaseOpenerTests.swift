@@ -2,6 +2,7 @@ import Daemon
 import Foundation
 import GRDB
 import Logging
+import StateDatabase
 import Testing
 import TestSupport
 

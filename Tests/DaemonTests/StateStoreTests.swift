@@ -6,8 +6,9 @@ import Foundation
 import GRDB
 import Logging
 import Player
-import TestSupport
+import StateDatabase
 import Testing
+import TestSupport
 
 /// The queue and player state come back from the database exactly as they were saved.
 @Suite struct StateStoreTests {

@@ -3,14 +3,20 @@ import FermataCore
 import GRDB
 import Player
 
+/// A row of the state database as a Codable GRDB record: properties in camel case, columns in snake case.
+protocol StateRecord: Codable, FetchableRecord, PersistableRecord {}
+
+extension StateRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+    static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+}
+
 /// The single row of `player_state` as GRDB reads and writes it: the player's saved state and the sequence number of
 /// its position. The shuffle columns of the same row belong to the queue (`ShuffleStateRecord`) and are left alone.
 ///
 /// A value type; built and used inside one database access.
-struct PlayerStateRecord: Codable, FetchableRecord, PersistableRecord {
+struct PlayerStateRecord: StateRecord {
     static let databaseTableName = "player_state"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
 
     /// Always 1 (the table holds one row).
     var id: Int64 = 1
@@ -83,10 +89,8 @@ struct PlayerStateRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// The queue's columns of the `player_state` row: shuffle on or off and the shuffled order (`QueueSegmentCodec` ids).
-struct ShuffleStateRecord: Codable, FetchableRecord, PersistableRecord {
+struct ShuffleStateRecord: StateRecord {
     static let databaseTableName = "player_state"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
 
     var id: Int64 = 1
     var shuffled: Bool
@@ -99,10 +103,8 @@ struct ShuffleStateRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// One `queue_segment` row: a run of queue entries (`QueueSegments`), encoded by `QueueSegmentCodec`.
-struct QueueSegmentRecord: Codable, FetchableRecord, PersistableRecord {
+struct QueueSegmentRecord: StateRecord {
     static let databaseTableName = "queue_segment"
-    static let databaseColumnDecodingStrategy = DatabaseColumnDecodingStrategy.convertFromSnakeCase
-    static let databaseColumnEncodingStrategy = DatabaseColumnEncodingStrategy.convertToSnakeCase
     /// List order.
     static let inListOrder = QueueSegmentRecord.order(Column("sort_key"))
 
@@ -112,7 +114,7 @@ struct QueueSegmentRecord: Codable, FetchableRecord, PersistableRecord {
 }
 
 /// One `output_state` row: whether the named output is enabled.
-struct OutputStateRecord: Codable, FetchableRecord, PersistableRecord {
+struct OutputStateRecord: StateRecord {
     static let databaseTableName = "output_state"
 
     var name: String

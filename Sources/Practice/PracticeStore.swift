@@ -2,6 +2,7 @@ import FermataCore
 import Foundation
 import GRDB
 import Library
+import StateDatabase
 
 /// A track's practice memory: the A–B region and tempo it was last practised with.
 public struct TrackMemory: Sendable, Hashable {

@@ -4,6 +4,6 @@
 /// pending with it (earlier, never later).
 ///
 /// A task-local flag; set only by `FermataBackend.commandList`.
-enum DeferredWrites {
-    @TaskLocal static var active = false
+public enum DeferredWrites {
+    @TaskLocal public static var active = false
 }
