@@ -51,7 +51,8 @@ struct ControlsKernelTests {
         // is tested sample-exact elsewhere): at least the first one.
         #expect(elapsed > 10, "\(repeats) seeks of +10 s: \(states[next - 1])")
         #expect(states[next + 1]["entry"] == "2", "next, heard by the time of the following press")
-        #expect(states[next + 2]["loop"]?.contains("..<") == true && states[next + 3]["loop"] == "none")
+        #expect(states[next + 2]["loop"]?.contains("..<") == true && states[next + 3]["loop"] == "none",
+                "loop A, B, clear: \(states[next + 1]) \(states[next + 2]) \(states[next + 3])")
         #expect(states[next + 4]["state"] == "stopped")
     }
 

@@ -90,7 +90,7 @@ holder=$!
 printf '[controls]\ndebounce_ms = 30\n\n[button-ghost]\nline = "GPIO99"\npress = "announce"\n' > "$out/override.toml"
 start pi "$@" ${RAW:+--raw} --board "$boards/rpi-4.toml" --config "$out/override.toml"
 gpioinfo "$GPIO_SIM_LABEL" > "$out/gpioinfo.txt"
-python3 "$here/drive.py" full "$out/drive.log"
+MONITOR_OUT="$out/pi.out" python3 "$here/drive.py" full "$out/drive.log"
 sleep 1
 stop
 kill "$holder"

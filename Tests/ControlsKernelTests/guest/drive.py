@@ -44,6 +44,32 @@ def note(text):
     log.write(f"{time.monotonic_ns()} {text}\n")
 
 
+MONITOR = os.environ.get("MONITOR_OUT")
+
+
+def monitor_lines():
+    if not MONITOR:
+        return []
+    try:
+        with open(MONITOR) as f:
+            return f.read().splitlines()
+    except OSError:
+        return []
+
+
+def await_report(seen, wanted):
+    """With MONITOR_OUT (the monitor's output file): waits until a report after the first `seen` lines contains
+    `wanted` (readiness: an emulated CPU under load may take seconds to act on a press), up to 30 s; then the test
+    judges what was reported."""
+    if not MONITOR:
+        return
+    start = time.monotonic()
+    while time.monotonic() - start < 30:
+        if any(wanted in line for line in monitor_lines()[seen:] if " player " in line):
+            return
+        sleep_ms(50)
+
+
 def settle(name, pressed, bounces=0):
     """A contact closing or opening, by default without bounce. Bounce was two extra sysfs writes back to back (1-2 ms
     under the emulated CPU), but with the host busy running the other suites one write sometimes took 100-200 ms, so
@@ -97,10 +123,15 @@ def full():
     tap("GPIO5", 100)
     sleep_ms(500)
     note("loop A")
+    seen = len(monitor_lines())
     tap("GPIO12", 100)
+    # B must come after A in the music: 1.5 s of playing after A is known to be set, not after the press.
+    await_report(seen, " loop A=")
     sleep_ms(1500)
     note("loop B")
+    seen = len(monitor_lines())
     tap("GPIO12", 100)
+    await_report(seen, "..<")
     sleep_ms(1000)
     note("loop clear")
     tap("GPIO12", 1000)
