@@ -17,14 +17,15 @@ import Synchronization
 /// Threads: `publish` from one thread at a time (the writer); `read` from any thread.
 public final class Seqlock<Value: BitwiseCopyable>: Sendable {
     /// The largest value it holds, in 8-byte words.
-    public static var capacityWords: Int { 16 }
+    public static var capacityWords: Int { Words.count }
     private typealias Words = InlineArray<16, UInt64>
 
     private let sequence = Atomic<Int>(0)
     private let words: InlineArray<16, Atomic<UInt64>>
 
     public init(_ initial: Value) {
-        precondition(MemoryLayout<Value>.size <= MemoryLayout<Words>.size, "a seqlock holds at most 128 bytes")
+        precondition(MemoryLayout<Value>.size <= MemoryLayout<Words>.size,
+                     "a seqlock holds at most \(MemoryLayout<Words>.size) bytes")
         let bytes = Self.words(of: initial)
         words = InlineArray { Atomic(bytes[$0]) }
     }

@@ -177,8 +177,7 @@ public actor Player: PlayerControl {
 
     /// The transport stopped (the engine has, or was just told to).
     private func markStopped(clearingCursor: Bool = false) async {
-        transport.stop()
-        if clearingCursor { transport.moveCursor(to: nil) }
+        transport.moveCursor(to: clearingCursor ? nil : transport.current)
         let waiters = endWaiters
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

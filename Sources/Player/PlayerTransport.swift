@@ -54,7 +54,7 @@ enum PlayerTransport {
 
     /// Stops, keeping the current entry as the place `play` starts from.
     mutating func stop() {
-        self = .stopped(cursor: current, lastStart: lastStartGeneration)
+        moveCursor(to: current)
     }
 
     /// Stopped at `entry`: where `play` starts from.
