@@ -196,7 +196,7 @@ let package = Package(
         // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
         .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport", "MPDProtocol"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "TestSupport"]),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "AudioCore", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
         // An in-memory MPDBackend shared by the two MPD test targets.
         .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore"], path: "Tests/MPDTestSupport"),

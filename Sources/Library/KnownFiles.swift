@@ -7,14 +7,12 @@ import GRDBSQLite
 /// found by a 64-bit hash of the raw relative path (so an unchanged file costs no string and no allocation), and a
 /// "seen" flag the walk sets.
 ///
-/// Loaded by the scan thread, then read by the walking threads, which set the seen flags (each file is seen by one
-/// thread; flags live outside the Swift arrays, so concurrent marking needs no lock), then read by the scan thread
-/// after the walkers are joined.
-// @unchecked: filled before the walkers start and only read by them, except the seen flags, which live in raw memory
-// with one writer per file; the scan thread reads them after joining the walkers.
-final class KnownFiles: @unchecked Sendable {
+/// Loaded by the scan thread, then shared by the walking threads: everything but the seen flags is fixed once
+/// loaded, and the flags are a `SeenFlags` (any thread may mark one; the scan thread reads them after joining the
+/// walkers).
+final class KnownFiles: Sendable {
     /// One file known before the scan.
-    struct Entry {
+    struct Entry: Sendable {
         /// Track row id, or the `scan_issue` rowid of a rejected file.
         var rowID: Int64
         var size: Int64
@@ -22,20 +20,31 @@ final class KnownFiles: @unchecked Sendable {
         var isRejected: Bool
     }
 
-    private(set) var entries: [Entry] = []
+    let entries: [Entry]
     /// Known tracks (not counting rejected files).
-    private(set) var trackCount = 0
-    private var seen = UnsafeMutableBufferPointer<UInt8>(start: nil, count: 0)
+    let trackCount: Int
+    private let seen: SeenFlags
     /// Path hash → entry index; -1 when two known paths share the hash (then `collided` decides).
-    private var index: [UInt64: Int32] = [:]
-    private var collided: [[UInt8]: Int32] = [:]
+    private let index: [UInt64: Int32]
+    private let collided: [[UInt8]: Int32]
+
+    private init(entries: [Entry], trackCount: Int, index: [UInt64: Int32], collided: [[UInt8]: Int32]) {
+        self.entries = entries
+        self.trackCount = trackCount
+        self.index = index
+        self.collided = collided
+        seen = SeenFlags(count: entries.count)
+    }
 
     /// Tracks and rejected files whose size and mtime were recorded (transient issues are not: they are retried).
     /// `expected`: about how many rows there are (the index is sized for them up front).
     static func load(_ db: Database, expected: Int = 0) throws -> KnownFiles {
-        let known = KnownFiles()
-        known.entries.reserveCapacity(expected)
-        known.index.reserveCapacity(expected)
+        var entries: [Entry] = []
+        var index: [UInt64: Int32] = [:]
+        var collided: [[UInt8]: Int32] = [:]
+        var trackCount = 0
+        entries.reserveCapacity(expected)
+        index.reserveCapacity(expected)
         let queries = [
             "SELECT id, COALESCE(path_bytes, CAST(path AS BLOB)), size, mtime, 0 FROM track",
             """
@@ -61,19 +70,13 @@ final class KnownFiles: @unchecked Sendable {
                 let entry = Entry(rowID: sqlite3_column_int64(statement, 0), size: sqlite3_column_int64(statement, 2),
                                   modified: sqlite3_column_int64(statement, 3),
                                   isRejected: sqlite3_column_int64(statement, 4) != 0)
-                if known.index.updateValue(Int32(known.entries.count), forKey: hash) != nil { collisions.insert(hash) }
-                known.entries.append(entry)
-                if !entry.isRejected { known.trackCount += 1 }
+                if index.updateValue(Int32(entries.count), forKey: hash) != nil { collisions.insert(hash) }
+                entries.append(entry)
+                if !entry.isRejected { trackCount += 1 }
             }
         }
-        if !collisions.isEmpty { try known.resolve(collisions, db, queries) }
-        known.seen = .allocate(capacity: known.entries.count)
-        known.seen.initialize(repeating: 0)
-        return known
-    }
-
-    deinit {
-        seen.deallocate()
+        if !collisions.isEmpty { try resolve(collisions, db, queries, index: &index, collided: &collided) }
+        return KnownFiles(entries: entries, trackCount: trackCount, index: index, collided: collided)
     }
 
     /// Entry index of the file at `path` (raw relative bytes), if known.
@@ -84,15 +87,16 @@ final class KnownFiles: @unchecked Sendable {
     }
 
     func markSeen(_ entry: Int) {
-        seen[entry] = 1
+        seen.mark(entry)
     }
 
     func isSeen(_ entry: Int) -> Bool {
-        seen[entry] != 0
+        seen.isMarked(entry)
     }
 
     /// Paths sharing a hash are looked up by their full bytes instead (a second pass, only when it happens).
-    private func resolve(_ collisions: Set<UInt64>, _ db: Database, _ queries: [String]) throws {
+    private static func resolve(_ collisions: Set<UInt64>, _ db: Database, _ queries: [String],
+                                index: inout [UInt64: Int32], collided: inout [[UInt8]: Int32]) throws {
         var position: Int32 = 0
         for sql in queries {
             let rows = try Row.fetchCursor(db, sql: sql)

@@ -43,6 +43,8 @@ final class Scanner: Sendable {
     private let runningReaders = Atomic<Int>(0)
     private let walkNanoseconds = Atomic<Int>(0)
     private let readNanoseconds = Atomic<Int>(0)
+    /// What the walking threads found besides files, each walker's merged in when it ends.
+    private let walked = Mutex(WalkResult())
 
     init(database: LibraryDatabase, settings: Settings, progress: ScanProgressSource) {
         self.database = database
@@ -94,7 +96,7 @@ final class Scanner: Sendable {
         // Room for two of the writer's batches (of about 32 files each), so the readers keep reading while it
         // commits one: the queues are what bound the scan's memory.
         let outcomes = BlockingQueue<[ReadOutcome]>(capacity: 2 * ScanWriter.batchRange.upperBound / 32)
-        let (walkers, collectors) = startWalkers(tree, known: known, jobs: jobs)
+        let walkers = startWalkers(tree, known: known, jobs: jobs)
         let readers = startReaders(jobs: jobs, outcomes: outcomes)
         let writer = ScanWriter(pool: pool, scan: scan, now: now, nextIdentity: nextIdentity, directoryIDs: directoryIDs,
                                 searchIndex: SearchIndexBudget(knownTracks: known.trackCount))
@@ -135,8 +137,7 @@ final class Scanner: Sendable {
         let cpu = Self.threadCPUNanoseconds()
         try writer.flush()
         phases.write += Double(Self.threadCPUNanoseconds() - cpu) / 1e9
-        var walk = WalkResult()
-        collectors.forEach { walk.merge($0) }
+        let walk = walked.withLock { $0 }
         progress.enter(.finishing)
         mark = .now
         let finished = try ScanFinisher(pool: pool, scan: scan, lastTrackBefore: matchedThrough, now: now)
@@ -169,26 +170,23 @@ final class Scanner: Sendable {
         return summary
     }
 
-    /// Starts the walking threads, which share the tree through a `WalkQueue`; the last to finish closes `jobs`.
-    private func startWalkers(
-        _ tree: DirectoryWalker, known: KnownFiles, jobs: BlockingQueue<[ScanJob]>
-    ) -> ([WorkerThread], [WalkCollector]) {
+    /// Starts the walking threads, which share the tree through a `WalkQueue`; each merges what it found into
+    /// `walked` when it ends, and the last to finish closes `jobs`.
+    private func startWalkers(_ tree: DirectoryWalker, known: KnownFiles, jobs: BlockingQueue<[ScanJob]>) -> [WorkerThread] {
         let queue = WalkQueue(start: tree.start) { [self] in isCancelled }
-        let collectors = (0..<settings.walkers).map { _ in
-            WalkCollector(known: known, mode: settings.mode, jobs: jobs, progress: progress)
-        }
         runningWalkers.store(settings.walkers, ordering: .relaxed)
-        let threads = collectors.enumerated().map { index, collector in
+        return (0..<settings.walkers).map { index in
             WorkerThread.started(name: "fermata-walk-\(index)", priority: settings.threadPriority) { [self] in
+                let collector = WalkCollector(known: known, mode: settings.mode, jobs: jobs, progress: progress)
                 while let directory = queue.next() {
                     queue.finished(adding: tree.list(directory, visitor: collector))
                 }
                 collector.flush()
+                walked.withLock { $0.merge(collector) }
                 walkNanoseconds.add(Self.threadCPUNanoseconds(), ordering: .relaxed)
                 if runningWalkers.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { jobs.close() }
             }
         }
-        return (threads, collectors)
     }
 
     /// CPU time the calling thread has used (user + system).

@@ -33,10 +33,9 @@ struct WalkResult {
 /// new and changed ones for the readers, and keeps what the finishing step needs (the directories listed, the parts
 /// of the tree not listed, the issues met on the way).
 ///
-/// Used on its walking thread only; the scan thread merges the results after joining the walkers.
-// @unchecked: one walking thread owns it while it walks; the scan thread reads it only after joining that thread
-// (the join orders the two).
-final class WalkCollector: WalkVisitor, @unchecked Sendable {
+/// Made and used by one walking thread, which merges its findings into the scan's `WalkResult` when it ends; never
+/// shared (so not `Sendable`).
+final class WalkCollector: WalkVisitor {
     private let known: KnownFiles
     private let mode: ScanMode
     private let jobs: BlockingQueue<[ScanJob]>

@@ -1,42 +1,41 @@
-import Foundation
-
 /// The directories still to list, shared by the walking threads: each takes one, lists it, and hands back its
 /// subdirectories. Last in, first out, so the walk goes depth first and the pending list stays short.
 ///
-/// Thread-safe (a condition variable guards it). `next` returns nil once no directory is pending and no thread is
-/// listing one (or the scan was cancelled).
-// @unchecked: `pending` and `busy` are read and written only under `condition` (a condition wait, which
-// Synchronization's Mutex does not offer).
-final class WalkQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var pending: [PendingDirectory]
-    private var busy = 0
+/// Any walking thread may call it (the state is a `WaitableMutex`). `next` returns nil once no directory is pending
+/// and no thread is listing one (or the scan was cancelled).
+final class WalkQueue: Sendable {
+    private struct State: Sendable {
+        var pending: [PendingDirectory]
+        /// Threads listing a directory now (each may still add subdirectories).
+        var busy = 0
+    }
+
+    private let state: WaitableMutex<State>
     private let isCancelled: @Sendable () -> Bool
 
     init(start: PendingDirectory, isCancelled: @escaping @Sendable () -> Bool) {
-        pending = [start]
+        state = WaitableMutex(State(pending: [start]))
         self.isCancelled = isCancelled
     }
 
     /// The next directory to list, waiting while other threads may still add some; nil when the walk is over.
     func next() -> PendingDirectory? {
-        condition.lock()
-        defer { condition.unlock() }
-        while pending.isEmpty, busy > 0, !isCancelled() { condition.wait() }
-        guard let directory = pending.popLast(), !isCancelled() else {
-            condition.broadcast()
-            return nil
+        let isCancelled = isCancelled
+        return state.wait { state -> PendingDirectory?? in
+            if isCancelled() { return .some(nil) }
+            if let directory = state.pending.popLast() {
+                state.busy += 1
+                return .some(directory)
+            }
+            return state.busy == 0 ? .some(nil) : nil
         }
-        busy += 1
-        return directory
     }
 
     /// Reports a listed directory and the subdirectories found in it.
     func finished(adding children: [PendingDirectory]) {
-        condition.lock()
-        pending.append(contentsOf: children.reversed())
-        busy -= 1
-        condition.broadcast()
-        condition.unlock()
+        state.change { state in
+            state.pending.append(contentsOf: children.reversed())
+            state.busy -= 1
+        }
     }
 }
