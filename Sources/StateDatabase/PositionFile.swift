@@ -2,6 +2,7 @@ import CFileShim
 import Dispatch
 import FermataCore
 import Glibc
+import Synchronization
 
 /// A playing position as saved by a checkpoint, with the save sequence number that orders it against the player state
 /// in the database (the higher number is the newer save).
@@ -20,26 +21,36 @@ struct SavedPosition: Equatable, Sendable {
 /// power cut reads as no record, and the other slot still holds the save before it.
 /// Threads: `save` may be called from any task; writes run one at a time, in call order, on the file's own serial
 /// queue (a slow SD card never blocks the cooperative pool). `read` is for start-up.
-// @unchecked: the descriptor, the write size and the buffer are touched only on `queue` (serial), after `init`.
-final class PositionFile: @unchecked Sendable {
+final class PositionFile: Sendable {
     static let blockSize = 4096
     /// Two slots of up to a block each.
     static let fileSize = 2 * blockSize
     static let recordSize = 48
     static let magic: UInt64 = 0x3153_4f50_4d52_4546 // "FERMPOS1", little-endian
 
+    /// The open file and its aligned write buffer: used only on `queue` (the lock is never contended; it is what
+    /// makes the hand-over between the serial queue's threads checked), closed and freed with the file.
+    private struct Writer: ~Copyable {
+        var descriptor: Int32
+        var direct: Bool
+        var writeSize = 512
+        let buffer: UnsafeMutableRawPointer
+
+        deinit {
+            close(descriptor)
+            free(buffer)
+        }
+    }
+
     let path: String
-    private var descriptor: Int32
-    private var direct: Bool
-    private var writeSize = 512
-    private let buffer: UnsafeMutableRawPointer
+    private let writer: Mutex<Writer>
     private let queue = DispatchQueue(label: "fermata.position-file")
 
     /// Opens (creating and preallocating on first use) the file; nil when the directory cannot take it (read-only).
     init?(path: String) {
         guard Self.preallocate(path) else { return nil }
         var fd = fermata_open_direct(path)
-        direct = fd >= 0
+        let direct = fd >= 0
         if fd < 0 { fd = open(path, O_RDWR | O_CLOEXEC) }
         guard fd >= 0 else { return nil }
         var memory: UnsafeMutableRawPointer?
@@ -49,13 +60,7 @@ final class PositionFile: @unchecked Sendable {
         }
         memset(memory, 0, Self.blockSize)
         self.path = path
-        self.descriptor = fd
-        self.buffer = memory
-    }
-
-    deinit {
-        close(descriptor)
-        free(buffer)
+        writer = Mutex(Writer(descriptor: fd, direct: direct, buffer: memory))
     }
 
     /// Writes `position` durably; false when the write or the sync failed (the caller saves it another way).
@@ -81,24 +86,27 @@ final class PositionFile: @unchecked Sendable {
     // MARK: writing (on `queue`)
 
     private func write(_ position: SavedPosition) -> Bool {
-        Self.encode(position, into: UnsafeMutableRawBufferPointer(start: buffer, count: Self.recordSize))
-        while true {
-            let offset = off_t(Int(position.sequence % 2) * writeSize)
-            if pwrite(descriptor, buffer, writeSize, offset) == writeSize { break }
-            guard errno == EINVAL, direct else { return false }
-            // The device wants bigger direct writes, or the filesystem refuses them: a whole block, then buffered.
-            if writeSize < Self.blockSize {
-                writeSize = Self.blockSize
-            } else {
-                let buffered = open(path, O_RDWR | O_CLOEXEC)
-                guard buffered >= 0 else { return false }
-                close(descriptor)
-                descriptor = buffered
-                direct = false
-                writeSize = 512
+        let path = path
+        return writer.withLock { file in
+            Self.encode(position, into: UnsafeMutableRawBufferPointer(start: file.buffer, count: Self.recordSize))
+            while true {
+                let offset = off_t(Int(position.sequence % 2) * file.writeSize)
+                if pwrite(file.descriptor, file.buffer, file.writeSize, offset) == file.writeSize { break }
+                guard errno == EINVAL, file.direct else { return false }
+                // The device wants bigger direct writes, or the filesystem refuses them: a whole block, then buffered.
+                if file.writeSize < Self.blockSize {
+                    file.writeSize = Self.blockSize
+                } else {
+                    let buffered = open(path, O_RDWR | O_CLOEXEC)
+                    guard buffered >= 0 else { return false }
+                    close(file.descriptor)
+                    file.descriptor = buffered
+                    file.direct = false
+                    file.writeSize = 512
+                }
             }
+            return fdatasync(file.descriptor) == 0
         }
-        return fdatasync(descriptor) == 0
     }
 
     /// Creates the file full-size once (and makes that durable), so every later write is an overwrite in place.
