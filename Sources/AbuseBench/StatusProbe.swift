@@ -1,5 +1,6 @@
 import AudioCore
 import Foundation
+import Synchronization
 
 /// The bystander of every scenario: a second client that sends `status` in a loop (2 ms apart) on its own connection
 /// while the scenario runs, and keeps the worst round trip it saw. A player's remote control does this; a daemon
@@ -54,15 +55,13 @@ struct StatusProbe {
     }
 }
 
-/// Hands a connection made on one thread to the thread that will be its only user.
-final class ConnectionBox: @unchecked Sendable {
-    // @unchecked: written once before the hand-over, read once after it (the thread start orders the two).
-    private var connection: MPDConnection?
+/// Hands a connection made on one thread to the thread that will be its only user: taken once, by that thread.
+final class ConnectionBox: Sendable {
+    private let connection: Mutex<MPDConnection?>
 
-    init(_ connection: MPDConnection) { self.connection = connection }
+    init(_ connection: sending MPDConnection) { self.connection = Mutex(connection) }
 
     func take() -> MPDConnection {
-        defer { connection = nil }
-        return connection!
+        connection.withLock { $0.take()! }
     }
 }

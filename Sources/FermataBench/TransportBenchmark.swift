@@ -17,7 +17,9 @@ enum TransportBenchmark {
         }
         let path = directory.file("index.flac")
         try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let sink = InstrumentedSink(output.makeSink())
+        let stamps = SinkTimestamps()
+        let sink = InstrumentedSink(output.makeSink(), stamps: stamps)
+        let name = sink.name
         let config = EngineConfig()
         let engine = PlaybackEngine(sink: sink, config: config)
         let player = Player(engine: engine)
@@ -25,7 +27,7 @@ enum TransportBenchmark {
         let ids = await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
         try await Task.sleep(for: .milliseconds(300))
-        print("output: \(sink.name); period \(config.periodMilliseconds) ms × \(config.periods); " +
+        print("output: \(name); period \(config.periodMilliseconds) ms × \(config.periods); " +
               "output thread \(engine.schedulingNote)")
 
         var seekLatencies: [Double] = []
@@ -35,21 +37,21 @@ enum TransportBenchmark {
             let started = MonotonicClock.nanoseconds()
             try await player.perform(.seek(seconds: Double(target) / 44_100))
             let deadline = started + 1_000_000_000
-            while sink.jumpTime < started || abs(sink.jumpIndex - target) > 1 {
+            while stamps.jumpTime < started || abs(stamps.jumpIndex - target) > 1 {
                 if MonotonicClock.nanoseconds() > deadline { break }
                 try await Task.sleep(for: .microseconds(200))
             }
-            if abs(sink.jumpIndex - target) <= 1 { seekLatencies.append(Double(sink.jumpTime - started) / 1e6) }
+            if abs(stamps.jumpIndex - target) <= 1 { seekLatencies.append(Double(stamps.jumpTime - started) / 1e6) }
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...60)))
         }
         var pauseLatencies: [Double] = []
         for _ in 0..<commands {
             let started = MonotonicClock.nanoseconds()
             try await player.perform(.pause)
-            while sink.pauseTime < started && MonotonicClock.nanoseconds() < started + 1_000_000_000 {
+            while stamps.pauseTime < started && MonotonicClock.nanoseconds() < started + 1_000_000_000 {
                 try await Task.sleep(for: .microseconds(200))
             }
-            if sink.pauseTime >= started { pauseLatencies.append(Double(sink.pauseTime - started) / 1e6) }
+            if stamps.pauseTime >= started { pauseLatencies.append(Double(stamps.pauseTime - started) / 1e6) }
             try await player.perform(.resume)
             try await Task.sleep(for: .milliseconds(Int.random(in: 20...40)))
         }
