@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "LibraryTests", dependencies: ["Library", "AudioCore", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
         // An in-memory MPDBackend shared by the two MPD test targets.
-        .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore"], path: "Tests/MPDTestSupport"),
+        .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),
         .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),
         .testTarget(
             name: "MPDServerTests",

@@ -54,12 +54,12 @@ struct DaemonUnderTest {
     }
 
     /// Connects, polling every `interval` microseconds (at most 60 s).
-    func connect(interval: UInt32 = 1000) throws -> MPDLineClient {
+    func connect(interval: UInt32 = 1000) throws -> MPDTestClient {
         for _ in 0..<Int(60_000_000 / interval) {
-            if let client = MPDLineClient(port: port) { return client }
+            if let client = (try? MPDTestClient(port: port)) { return client }
             usleep(interval)
         }
-        throw MPDLineClient.Ack(line: "\(kind) never accepted a connection")
+        throw MPDTestClient.Failure(description: "\(kind) never accepted a connection")
     }
 
     static func stop(_ process: Process) {

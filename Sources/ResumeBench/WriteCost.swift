@@ -22,14 +22,14 @@ func measureCheckpointWrites(seconds: Int, work: TemporaryDirectory, binaries: S
     let process = try daemon.start()
     defer { DaemonUnderTest.stop(process) }
     let client = try daemon.connect()
-    try client.command("update")
-    while try client.command("stats").value("songs") != "1" { usleep(20_000) }
-    try client.command("add long.wav")
-    try client.command("play")
+    try client.ok("update")
+    while try client.ok("stats")["songs"] != "1" { usleep(20_000) }
+    try client.ok("add long.wav")
+    try client.ok("play")
     sleep(2)
     let written = writtenPerHour(process, seconds: seconds)
     // A new connection: the first one has been idle longer than the server lets a client sit.
-    let elapsed = try daemon.connect().command("status").value("elapsed") ?? "?"
+    let elapsed = try daemon.connect().ok("status")["elapsed"] ?? "?"
     print(String(format: "fermata: bytes written while playing one long track (checkpoints every 2 s, practice"
                  + " statistics every 30 s): %d B in %d s"
                  + " → %.2f MB per hour (elapsed %@ s)", written.bytes, seconds, written.perHour / 1e6, elapsed))

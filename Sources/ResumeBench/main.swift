@@ -48,25 +48,25 @@ for kind in kinds {
     var process = try daemon.start()
     var client = try daemon.connect(interval: 20_000)
     let scanStart = MonotonicClock.seconds()
-    try client.command("update")
+    try client.ok("update")
     while true {
-        let songs = Int(try client.command("stats").value("songs") ?? "") ?? 0
-        let updating = try client.command("status").value("updating_db") != nil
+        let songs = Int(try client.ok("stats")["songs"] ?? "") ?? 0
+        let updating = try client.ok("status")["updating_db"] != nil
         if songs == uris.count && !updating { break }
         usleep(20_000)
     }
     let scanSeconds = MonotonicClock.seconds() - scanStart
     let addStart = MonotonicClock.seconds()
     for chunk in stride(from: 0, to: queueLength, by: 1000) {
-        client.send("command_list_begin")
-        for i in chunk..<min(chunk + 1000, queueLength) { client.send("add \"\(uris[i % uris.count])\"") }
-        try client.command("command_list_end")
+        try client.sendLine("command_list_begin")
+        for i in chunk..<min(chunk + 1000, queueLength) { try client.sendLine("add \"\(uris[i % uris.count])\"") }
+        try client.ok("command_list_end")
     }
     let addSeconds = MonotonicClock.seconds() - addStart
     let savedSong = queueLength / 2 + 123
-    try client.command("play \(savedSong)")
+    try client.ok("play \(savedSong)")
     usleep(300_000)
-    try client.command("seekcur 1.5")
+    try client.ok("seekcur 1.5")
     usleep(500_000)
     DaemonUnderTest.stop(process)
     try? FileManager.default.removeItem(atPath: snapshot)
@@ -83,8 +83,8 @@ for kind in kinds {
         process = try daemon.start()
         client = try daemon.connect(interval: 500)
         while true {
-            let status = try client.command("status")
-            if status.value("state") == "play", status.value("song") == String(savedSong) { break }
+            let status = try client.ok("status")
+            if status["state"] == "play", status["song"] == String(savedSong) { break }
             if MonotonicClock.seconds() - t0 > 60 { print("\(kind): never reached play"); break }
             usleep(500)
         }

@@ -50,15 +50,15 @@ import TestSupport
         var random = SplitMix64(seed: 2026)
 
         // Build the 1,000-entry shuffled queue and start playing.
-        var daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
-        var client = try await daemon.connect()
-        try client.command("update")
+        var daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: port, log: log)
+        var client = try await daemon.connected()
+        try client.ok("update")
         try await waitForScan(client)
-        client.send("command_list_begin")
-        for index in 0..<1000 { client.send("add \"\(uris[index % uris.count])\"") }
-        try client.command("command_list_end")
-        try client.command("random 1")
-        try client.command("play 500")
+        try client.sendLine("command_list_begin")
+        for index in 0..<1000 { try client.sendLine("add \"\(uris[index % uris.count])\"") }
+        try client.ok("command_list_end")
+        try client.ok("random 1")
+        try client.ok("play 500")
         var expected = Expected(ids: try queueIDs(client))
         #expect(expected.ids.count == 1000)
         var previousOrder: [Int] = []
@@ -73,12 +73,12 @@ import TestSupport
                 }
                 pending = try edit(client, expected.ids, uris: uris, random: &random, acknowledged: false)
             } else if scenario == 2 {
-                try client.command("update")
+                try client.ok("update")
                 try await Task.sleep(for: .microseconds(Int.random(in: 0...30_000, using: &random)))
             } else {
                 try await Task.sleep(for: .microseconds(Int.random(in: 200_000...1_500_000, using: &random)))
             }
-            let status = pending == nil ? try client.command("status") : []
+            let status = pending == nil ? try client.ok("status") : MPDReply()
             let statusTime = ContinuousClock.now
             daemon.kill()
             let killedAfter = (ContinuousClock.now - statusTime) / .seconds(1)
@@ -88,8 +88,8 @@ import TestSupport
             let savedOrder = sqlite(database, "SELECT id FROM queue_entry ORDER BY shuffle_key").split(separator: "\n")
                 .compactMap { Int($0) }
 
-            daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
-            client = try await daemon.connect()
+            daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: port, log: log)
+            client = try await daemon.connected()
             let ids = try queueIDs(client)
             #expect(expected.allows(ids), "cycle \(cycle): queue after the last acknowledged edit: \(ids.count) entries, expected \(expected.ids.count)")
             expected = Expected(ids: ids)
@@ -99,24 +99,24 @@ import TestSupport
                     "cycle \(cycle): the shuffle order of untouched entries is unchanged")
             previousOrder = savedOrder
 
-            let restored = try client.command("status")
-            if let songID = restored.value("songid").flatMap(Int.init), let next = restored.value("nextsongid").flatMap(Int.init),
+            let restored = try client.ok("status")
+            if let songID = restored["songid"].flatMap(Int.init), let next = restored["nextsongid"].flatMap(Int.init),
                let index = savedOrder.firstIndex(of: songID), index + 1 < savedOrder.count {
                 #expect(next == savedOrder[index + 1], "cycle \(cycle): the next entry follows the saved shuffle order")
             }
-            if let before = status.value("elapsed").flatMap(Double.init), status.value("state") == "play",
-               let song = status.value("songid"), restored.value("songid") == song {
+            if let before = status["elapsed"].flatMap(Double.init), status["state"] == "play",
+               let song = status["songid"], restored["songid"] == song {
                 let atKill = before + killedAfter
                 if atKill < Self.trackSeconds - 0.3 {
-                    let now = restored.value("elapsed").flatMap(Double.init) ?? -1
+                    let now = restored["elapsed"].flatMap(Double.init) ?? -1
                     #expect(now <= atKill + 0.05 && now >= atKill - Self.checkpointInterval - 0.5,
                             "cycle \(cycle): resumed at \(now) s, killed at \(atKill) s")
                     checkedPositions += 1
                 }
             }
-            try client.command("play")
+            try client.ok("play")
         }
-        daemon.terminate()
+        daemon.stop()
         #expect(checkedPositions >= Self.cycles / 4, "enough cycles checked the position (\(checkedPositions))")
         print("crash test: \(Self.cycles) SIGKILLs, \(checkedPositions) positions checked, queue length \(expected.ids.count)")
     }
@@ -124,44 +124,44 @@ import TestSupport
     /// One random queue edit (add, delete or move; never the current entry). With `acknowledged` false the command is
     /// sent and the daemon is killed before its answer: the returned ids are the queue if the edit did land (an
     /// added entry as `Expected.newID`: it may land before the kill, and its id is not known).
-    func edit(_ client: MPDLineClient, _ ids: [Int], uris: [String], random: inout SplitMix64,
+    func edit(_ client: MPDTestClient, _ ids: [Int], uris: [String], random: inout SplitMix64,
               acknowledged: Bool) throws -> [Int] {
         var ids = ids
-        let current = try client.command("status").value("songid").flatMap(Int.init)
+        let current = try client.ok("status")["songid"].flatMap(Int.init)
         switch Int.random(in: 0..<3, using: &random) {
         case 0:
             let position = Int.random(in: 0...ids.count, using: &random)
             let uri = uris[Int.random(in: 0..<uris.count, using: &random)]
             guard acknowledged else {
-                client.send("addid \"\(uri)\" \(position)")
+                try client.sendLine("addid \"\(uri)\" \(position)")
                 ids.insert(Expected.newID, at: position)
                 return ids
             }
-            let id = Int(try client.command("addid \"\(uri)\" \(position)").value("Id") ?? "") ?? -1
+            let id = Int(try client.ok("addid \"\(uri)\" \(position)")["Id"] ?? "") ?? -1
             ids.insert(id, at: position)
         case 1:
             let victim = ids.filter { $0 != current }.randomElement(using: &random)!
             ids.removeAll { $0 == victim }
-            client.send("deleteid \(victim)")
-            if acknowledged { _ = try client.answer() }
+            try client.sendLine("deleteid \(victim)")
+            if acknowledged { _ = try client.readOK() }
         default:
             let mover = ids.filter { $0 != current }.randomElement(using: &random)!
             ids.removeAll { $0 == mover }
             let target = Int.random(in: 0...ids.count, using: &random)
             ids.insert(mover, at: target)
-            client.send("moveid \(mover) \(target)")
-            if acknowledged { _ = try client.answer() }
+            try client.sendLine("moveid \(mover) \(target)")
+            if acknowledged { _ = try client.readOK() }
         }
         return ids
     }
 
-    func queueIDs(_ client: MPDLineClient) throws -> [Int] {
-        try client.command("playlistid").values("Id").compactMap { Int($0) }
+    func queueIDs(_ client: MPDTestClient) throws -> [Int] {
+        try client.ok("playlistid").all("Id").compactMap { Int($0) }
     }
 
-    func waitForScan(_ client: MPDLineClient) async throws {
+    func waitForScan(_ client: MPDTestClient) async throws {
         for _ in 0..<2000 {
-            if try client.command("status").value("updating_db") == nil { return }
+            if try client.ok("status")["updating_db"] == nil { return }
             try await Task.sleep(for: .milliseconds(10))
         }
     }

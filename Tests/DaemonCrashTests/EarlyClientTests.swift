@@ -18,31 +18,31 @@ import TestSupport
         let state = dir.file("state")
         let log = dir.file("fermatad.log")
         let port = TestSocket.freePort()
-        var daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
-        var client = try await daemon.connect()
-        try client.command("update")
+        var daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: port, log: log)
+        var client = try await daemon.connected()
+        try client.ok("update")
         // The scan's end is an `update` event (changes wait for the connection's next idle: no race with status).
-        while try client.command("status").value("updating_db") != nil { try client.command("idle update") }
-        client.send("command_list_begin")
-        for index in 0..<20_000 { client.send("add \"\(index % 4).flac\"") }
-        try client.command("command_list_end")
-        try client.command("play 15000")
-        daemon.terminate()
+        while try client.ok("status")["updating_db"] != nil { try client.ok("idle update") }
+        try client.sendLine("command_list_begin")
+        for index in 0..<20_000 { try client.sendLine("add \"\(index % 4).flac\"") }
+        try client.ok("command_list_end")
+        try client.ok("play 15000")
+        daemon.stop()
 
         for attempt in 0..<3 {
-            daemon = try DaemonProcess(music: music, state: state, port: port, log: log)
+            daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: port, log: log)
             // Connect as soon as the port is there (every 0.2 ms), and ask at once.
-            var early: MPDLineClient?
+            var early: MPDTestClient?
             for _ in 0..<100_000 {
-                early = MPDLineClient(port: port)
+                early = (try? MPDTestClient(port: port))
                 if early != nil { break }
                 usleep(200)
             }
             client = try #require(early, "attempt \(attempt): never connected")
-            let status = try client.command("status")
-            #expect(status.value("playlistlength") == "20000", "attempt \(attempt): \(status)")
-            #expect(status.value("song") == "15000", "attempt \(attempt): \(status)")
-            daemon.terminate()
+            let status = try client.ok("status")
+            #expect(status["playlistlength"] == "20000", "attempt \(attempt): \(status)")
+            #expect(status["song"] == "15000", "attempt \(attempt): \(status)")
+            daemon.stop()
         }
     }
 }

@@ -29,23 +29,23 @@ struct ReleaseStateTests {
         try #require(loaded.isEmpty, "sqlite3 .read: \(loaded)")
         #expect(!sqlite(database, "SELECT identifier FROM grdb_migrations").contains("v2-drop-unused-metadata"))
 
-        let daemon = try DaemonProcess(music: music, state: state, port: TestSocket.freePort(),
+        let daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: TestSocket.freePort(),
                                        log: dir.file("fermatad.log"))
-        defer { daemon.terminate() }
-        let client = try await daemon.connect()
-        let status = try client.command("status")
-        #expect(status.value("state") == "pause", "\(status)")
-        #expect(status.value("song") == "1" && status.value("playlistlength") == "3", "\(status)")
-        #expect(status.value("elapsed") == "7.500", "the saved position: \(status)")
-        #expect(try client.command("playlistinfo").values("file") == ["Set/one.wav", "Set/two.wav", "Set/three.wav"])
+        defer { daemon.stop() }
+        let client = try await daemon.connected()
+        let status = try client.ok("status")
+        #expect(status["state"] == "pause", "\(status)")
+        #expect(status["song"] == "1" && status["playlistlength"] == "3", "\(status)")
+        #expect(status["elapsed"] == "7.500", "the saved position: \(status)")
+        #expect(try client.ok("playlistinfo").all("file") == ["Set/one.wav", "Set/two.wav", "Set/three.wav"])
 
         // Playing goes on from there: the position moves forward from 7.5 s, in the same song.
-        try client.command("play")
+        try client.ok("play")
         var elapsed = 0.0
         for _ in 0..<2_000 {
-            let now = try client.command("status")
-            elapsed = Double(now.value("elapsed") ?? "") ?? 0
-            #expect(now.value("song") == "1")
+            let now = try client.ok("status")
+            elapsed = Double(now["elapsed"] ?? "") ?? 0
+            #expect(now["song"] == "1")
             if elapsed > 7.7 { break }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -21,7 +21,7 @@ struct ConcurrentQueueEditTests {
                         (try? await onThread { () throws -> [String] in
                             var refused: [String] = []
                             for _ in 0..<Self.rounds {
-                                let reply = try MPDLink(port: port).command("delete 0")
+                                let reply = try MPDTestClient(port: port).command("delete 0")
                                 if let ack = reply.ack { refused.append(ack) }
                             }
                             return refused
@@ -47,7 +47,7 @@ struct ConcurrentQueueEditTests {
                             var refused: [String] = []
                             for round in 0..<Self.rounds {
                                 let line = (client + round) % 2 == 0 ? "move 0 \(last)" : "move \(last) 0"
-                                if let ack = try MPDLink(port: port).command(line).ack { refused.append(ack) }
+                                if let ack = try MPDTestClient(port: port).command(line).ack { refused.append(ack) }
                             }
                             return refused
                         }) ?? ["a connection failed"]

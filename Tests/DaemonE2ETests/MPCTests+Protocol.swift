@@ -94,8 +94,8 @@ extension MPCTests {
 
             let types = try await daemon.ok("tagtypes").all("tagtype")
             #expect(Set(["Artist", "Album", "Title", "Track", "Genre", "Date"]).isSubset(of: types), "\(types)")
-            let tagged = try await onThread { () -> [MPDLink.Reply] in
-                let link = try MPDLink(port: daemon.port)
+            let tagged = try await onThread { () -> [MPDReply] in
+                let link = try MPDTestClient(port: daemon.port)
                 return try ["tagtypes clear", "lsinfo \"\(M.uno.path)\"", "tagtypes enable Title",
                             "lsinfo \"\(M.uno.path)\"", "tagtypes all", "lsinfo \"\(M.uno.path)\""].map(link.command)
             }
@@ -144,9 +144,9 @@ extension MPCTests {
     @Test func statusShowsTheNewSongOnceNextHasAnswered() async throws {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add Beta")
-            let replies = try await onThread { () -> [MPDLink.Reply] in
-                let link = try MPDLink(port: daemon.port)
-                var replies: [MPDLink.Reply] = []
+            let replies = try await onThread { () -> [MPDReply] in
+                let link = try MPDTestClient(port: daemon.port)
+                var replies: [MPDReply] = []
                 for _ in 0..<5 {
                     _ = try link.command("play 0")
                     usleep(100_000)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 
@@ -6,7 +7,8 @@ import TestSupport
 /// 48 kHz 16-bit stereo tracks cut from one sweep, so playing them back to back gives `signal` exactly.
 ///
 /// Created by one test; its methods are called from that test's task only (blocking work goes through `onThread`).
-final class OutputDaemon: @unchecked Sendable {
+/// Sendable: the running `FermatadProcess` (replaced by each `start`) is in a `Mutex`, the rest is constant.
+final class OutputDaemon: Sendable {
     static let rate = 48_000
     /// Frames of each track (3 s and 2.5 s: the cut falls mid-period).
     static let trackFrames = [144_000, 120_000]
@@ -18,8 +20,8 @@ final class OutputDaemon: @unchecked Sendable {
 
     let root: TemporaryDirectory
     let state: String
-    private(set) var port = 0
-    private var process = Process()
+    private let running = Mutex<FermatadProcess?>(nil)
+    var port: Int { running.withLock { $0?.port ?? 0 } }
     var log: String { (try? String(contentsOfFile: state + "/fermatad.log", encoding: .utf8)) ?? "" }
 
     /// Writes the library and `config` (the text of fermata.toml; `$ROOT` is replaced by the temporary directory).
@@ -38,49 +40,24 @@ final class OutputDaemon: @unchecked Sendable {
         try Data(config.replacingOccurrences(of: "$ROOT", with: root.path).utf8).write(to: root.url("fermata.toml"))
     }
 
-    deinit { if process.isAlive { kill(process.processIdentifier, SIGKILL) } }
-
-    /// Starts the daemon (again, on the same state) and waits until it answers and has scanned the library.
+    /// Starts the daemon (again, on the same state, its log appended) and waits until it answers and has scanned the
+    /// library.
     func start() throws {
-        port = try MPDLink.freePort()
-        let logHandle = FileHandle(forWritingAtPath: state + "/fermatad.log") ?? {
-            _ = FileManager.default.createFile(atPath: state + "/fermatad.log", contents: nil)
-            return FileHandle(forWritingAtPath: state + "/fermatad.log")!
-        }()
-        logHandle.seekToEndOfFile()
-        defer { try? logHandle.close() }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Programs.built("fermatad"))
-        process.arguments = ["--config", root.file("fermata.toml"), "--music", root.file("music"), "--state", state,
-                             "--listen", "127.0.0.1:\(port)", "--socket", state + "/mpd.sock"]
-        process.environment = Programs.environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = logHandle
-        process.standardError = logHandle
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while !MPDLink.answers(port: port) {
-            guard process.isAlive, Date() < deadline else {
-                throw MPDLink.Failure(description: "fermatad did not start; log:\n\(log)")
-            }
-            usleep(20_000)
+        let process = try FermatadProcess(
+            arguments: ["--config", root.file("fermata.toml"), "--music", root.file("music"), "--state", state,
+                        "--socket", state + "/mpd.sock"],
+            port: TestSocket.freePort(), logPath: state + "/fermatad.log", environment: Programs.environment)
+        running.withLock { $0 = process }
+        guard process.waitUntilAnswering(within: 60) == .answering else {
+            throw MPDTestClient.Failure(description: "fermatad did not start; log:\n\(log)")
         }
         let update = try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port), "update", "--wait"])
-        guard update.status == 0 else { throw MPDLink.Failure(description: "mpc update --wait: \(update)") }
+        guard update.status == 0 else { throw MPDTestClient.Failure(description: "mpc update --wait: \(update)") }
     }
 
     /// SIGTERM and wait; the exit status (-1 when it had to be killed).
     func stop() -> Int32 {
-        guard process.isAlive else { return process.reapedTerminationStatus }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(20)
-        while process.isAlive && Date() < deadline { usleep(5_000) }
-        if process.isAlive {
-            kill(process.processIdentifier, SIGKILL)
-            process.reap()
-            return -1
-        }
-        return process.reapedTerminationStatus
+        running.withLock { $0 }?.stop() ?? 0
     }
 
     /// `mpc -h 127.0.0.1 -p PORT ARGUMENTS...` (blocking; call through `onThread`).
@@ -89,7 +66,7 @@ final class OutputDaemon: @unchecked Sendable {
     }
 
     /// One protocol command on a fresh connection (blocking).
-    func command(_ line: String) throws -> MPDLink.Reply { try MPDLink(port: port).command(line) }
+    func command(_ line: String) throws -> MPDReply { try MPDTestClient(port: port).command(line) }
 
     /// Queues both tracks, plays them and waits (up to `seconds`) for the stream to end (blocking).
     ///
@@ -102,14 +79,14 @@ final class OutputDaemon: @unchecked Sendable {
         _ = try command("clear")
         _ = try command("add 1.flac")
         _ = try command("add 2.flac")
-        let watcher = try MPDLink(port: port, timeout: Int(seconds.rounded(.up)))
+        let watcher = try MPDTestClient(port: port, timeout: seconds.rounded(.up))
         _ = try command("play 0")
         let deadline = Date().addingTimeInterval(seconds)
         while true {
             let changed = try watcher.command("idle player")
-            guard changed["changed"] == "player" else { throw MPDLink.Failure(description: "idle answered \(changed)") }
+            guard changed["changed"] == "player" else { throw MPDTestClient.Failure(description: "idle answered \(changed)") }
             if try command("status")["state"] == "stop" { return }
-            guard Date() < deadline else { throw MPDLink.Failure(description: "still playing after \(seconds) s") }
+            guard Date() < deadline else { throw MPDTestClient.Failure(description: "still playing after \(seconds) s") }
         }
     }
 
@@ -129,45 +106,50 @@ final class OutputDaemon: @unchecked Sendable {
 }
 
 /// Reads a FIFO on a thread of its own: everything, or `stallAfter` bytes and then nothing more while keeping it open
-/// (a reader that stops reading). Any thread may call `bytes` and `finish`.
-final class FIFOReader: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: [UInt8] = []
-    private var done = false
-    private var finished = false
+/// (a reader that stops reading). Any thread may call `bytes` and `finish` (the state is in a `Mutex`).
+final class FIFOReader: Sendable {
+    private struct State {
+        var data: [UInt8] = []
+        var done = false
+        var finished = false
+    }
+
+    private let state = Mutex(State())
 
     /// Creates the FIFO when missing and opens it (non-blocking, so no writer is needed yet).
     init(path: String, stallAfter: Int? = nil) throws {
-        if access(path, F_OK) != 0 { guard mkfifo(path, 0o644) == 0 else { throw MPDLink.Failure(description: "mkfifo") } }
+        if access(path, F_OK) != 0 {
+            guard mkfifo(path, 0o644) == 0 else { throw MPDTestClient.Failure(description: "mkfifo") }
+        }
         let fd = open(path, O_RDONLY | O_NONBLOCK)
-        guard fd >= 0 else { throw MPDLink.Failure(description: "open \(path): \(errno)") }
+        guard fd >= 0 else { throw MPDTestClient.Failure(description: "open \(path): \(errno)") }
         let thread = Thread { [self] in
             loop(fd: fd, stallAfter: stallAfter)
             close(fd)
-            lock.withLock { finished = true }
+            state.withLock { $0.finished = true }
         }
         thread.start()
     }
 
     private func loop(fd: Int32, stallAfter: Int?) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !lock.withLock({ done }) {
+        while !state.withLock({ $0.done }) {
             let limit = stallAfter.map { max(0, $0 - bytes.count) } ?? buffer.count
             let n = limit == 0 ? -1 : read(fd, &buffer, min(limit, buffer.count))
             if n > 0 {
-                lock.withLock { data += buffer[..<n] }
+                state.withLock { $0.data += buffer[..<n] }
             } else {
                 usleep(2_000)
             }
         }
     }
 
-    var bytes: [UInt8] { lock.withLock { data } }
+    var bytes: [UInt8] { state.withLock { $0.data } }
 
     /// Stops reading and closes the FIFO (blocking, briefly).
     func finish() {
-        lock.withLock { done = true }
-        while !lock.withLock({ finished }) { usleep(1_000) }
+        state.withLock { $0.done = true }
+        while !state.withLock({ $0.finished }) { usleep(1_000) }
     }
 }
 

@@ -68,7 +68,7 @@ import TestSupport
 
         // The watcher's session exists once its greeting is read, and keeps every change from then on for its next
         // `idle`: so `enable` may come before or after `idle` is sent (no guessed delay for the idle to be waiting).
-        let watcher = try await onThread { try MPDLink(port: daemon.port) }
+        let watcher = try await onThread { try MPDTestClient(port: daemon.port) }
         async let idle = onThread { try watcher.command("idle output") }
         #expect(try await onThread { try daemon.mpc("enable", "2") }.output.contains("Output 2 (snap) is enabled"))
         #expect(try await idle["changed"] == "output")

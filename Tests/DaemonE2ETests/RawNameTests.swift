@@ -11,43 +11,6 @@ struct RawNameTests {
     static let first: [UInt8] = Array("Raw/odd ".utf8) + [0xE9, 0xFF] + Array(".flac".utf8)
     static let second: [UInt8] = Array("Raw/odd ".utf8) + [0xE9, 0xFE] + Array(".flac".utf8)
 
-    /// A client that speaks bytes: a command line out, the reply's bytes up to `OK` or `ACK` back.
-    final class RawClient {
-        let fd: Int32
-        init(port: Int) throws {
-            fd = try TestSocket.connect(port: port)
-            var timeout = timeval(tv_sec: 20, tv_usec: 0)
-            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-            _ = try reply()
-        }
-        deinit { close(fd) }
-
-        func send(_ line: [UInt8]) throws -> [UInt8] {
-            let bytes = line + [0x0A]
-            _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            return try reply()
-        }
-
-        private var pending: [UInt8] = []
-        private func reply() throws -> [UInt8] {
-            while true {
-                let greeting = pending.starts(with: Array("OK MPD ".utf8)) && pending.last == 0x0A
-                if greeting || pending.suffix(3).elementsEqual(Array("OK\n".utf8)) {
-                    defer { pending = [] }
-                    return pending
-                }
-                if let ack = pending.firstRange(of: Array("ACK [".utf8)), pending[ack.lowerBound...].contains(0x0A) {
-                    defer { pending = [] }
-                    return pending
-                }
-                var chunk = [UInt8](repeating: 0, count: 65536)
-                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-                guard n > 0 else { throw MPDLink.Failure(description: "connection closed") }
-                pending += chunk[..<n]
-            }
-        }
-    }
-
     static func quoted(_ bytes: [UInt8]) -> [UInt8] { [0x22] + bytes + [0x22] }
 
     @Test func namesThatAreNotUTF8AreListedAddedAndPlayedByTheirBytes() async throws {
@@ -68,18 +31,18 @@ struct RawNameTests {
             _ = try await daemon.ok("update")
             _ = try await daemon.status(within: 30) { $0.all("updating_db").isEmpty }
 
-            let client = try RawClient(port: daemon.port)
-            let listing = try client.send(Array("listall Raw".utf8))
+            let client = try MPDTestClient(port: daemon.port)
+            let listing = try client.exchange(bytes: Array("listall Raw".utf8))
             #expect(listing.firstRange(of: Array("file: ".utf8) + Self.first + [0x0A]) != nil, "\(listing)")
             #expect(listing.firstRange(of: Array("file: ".utf8) + Self.second + [0x0A]) != nil, "\(listing)")
             for name in [Self.first, Self.second] {
-                let added = try client.send(Array("add ".utf8) + Self.quoted(name))
+                let added = try client.exchange(bytes: Array("add ".utf8) + Self.quoted(name))
                 #expect(added == Array("OK\n".utf8), "\(String(decoding: added, as: UTF8.self))")
             }
-            let queue = try client.send(Array("playlistinfo".utf8))
+            let queue = try client.exchange(bytes: Array("playlistinfo".utf8))
             #expect(queue.firstRange(of: Array("file: ".utf8) + Self.first + [0x0A]) != nil)
             #expect(queue.firstRange(of: Array("Title: Twin 1".utf8)) != nil, "the second file's own tags")
-            _ = try client.send(Array("play 1".utf8))
+            _ = try client.exchange(bytes: Array("play 1".utf8))
             let playing = try await daemon.status(within: 10) { $0.all("state") == ["play"] }
             #expect(playing.all("state") == ["play"] && playing.all("song") == ["1"] && playing.all("error").isEmpty,
                     "\(playing)")

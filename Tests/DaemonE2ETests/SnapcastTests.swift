@@ -42,7 +42,7 @@ import TestSupport
             try daemon.start()
             defer { _ = daemon.stop() }
             try Self.waitFor("the FIFO", within: 30) { access(root.file("snapfifo"), F_OK) == 0 }
-            let port = try MPDLink.freePort()
+            let port = TestSocket.freePort()
             try FileManager.default.createDirectory(atPath: root.file("snapstate"), withIntermediateDirectories: true)
             try Data("""
                 [server]
@@ -162,7 +162,7 @@ import TestSupport
     static func waitFor(_ what: String, within seconds: Double, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !ready() {
-            guard Date() < deadline else { throw MPDLink.Failure(description: "no \(what) after \(seconds) s") }
+            guard Date() < deadline else { throw MPDTestClient.Failure(description: "no \(what) after \(seconds) s") }
             usleep(20_000)
         }
     }

@@ -13,8 +13,8 @@ import TestSupport
         let run = try await FaultDaemon.runToEnd(["--config", config, "--state", dir.file("state"), "--output", "null",
                                                  "--listen", "", "--socket", ""])
         #expect(run.status == 78, "\(run)")
-        let line = run.errors.split(separator: "\n").first { $0.contains(config) } ?? ""
-        #expect(line.contains("\(config):3:") && line.contains("playback.resume"), "stderr: \(run.errors)")
+        let line = run.stderr.split(separator: "\n").first { $0.contains(config) } ?? ""
+        #expect(line.contains("\(config):3:") && line.contains("playback.resume"), "stderr: \(run.stderr)")
     }
 
     /// `--listen ":16622"` used to fail at bind time ("UnknownHost", exit 1) after the daemon had said it was ready.
@@ -23,7 +23,7 @@ import TestSupport
         let run = try await FaultDaemon.runToEnd(["--state", dir.file("state"), "--output", "null", "--music", dir.path,
                                                  "--listen", ":16622", "--socket", ""])
         #expect(run.status == 78, "\(run)")
-        #expect(run.errors.contains("mpd.listen") && run.errors.contains("the host is missing"), "stderr: \(run.errors)")
+        #expect(run.stderr.contains("mpd.listen") && run.stderr.contains("the host is missing"), "stderr: \(run.stderr)")
     }
 
     /// A state directory under a regular file used to report "NSCocoaErrorDomain error 512".
@@ -33,7 +33,7 @@ import TestSupport
         let run = try await FaultDaemon.runToEnd(["--state", dir.file("plain") + "/state", "--output", "null",
                                                  "--music", dir.path, "--listen", "", "--socket", ""])
         #expect(run.status != 0, "\(run)")
-        #expect(run.errors.contains("\(dir.file("plain")) is not a directory"), "stderr: \(run.errors)")
-        #expect(!run.errors.contains("NSCocoaErrorDomain"), "stderr: \(run.errors)")
+        #expect(run.stderr.contains("\(dir.file("plain")) is not a directory"), "stderr: \(run.stderr)")
+        #expect(!run.stderr.contains("NSCocoaErrorDomain"), "stderr: \(run.stderr)")
     }
 }

@@ -42,7 +42,7 @@ import TestSupport
         let waiting = try await second.status()
         #expect(waiting["state"] == "stop" && waiting["playlistlength"] == "2" && waiting["songid"] == savedID,
                 "\(waiting)")
-        let queue = try await second.command("playlistinfo").filter { $0.0 == "file" }.map(\.1)
+        let queue = try await second.command("playlistinfo").all("file")
         #expect(queue == ["one.flac", "two.flac"], "entries whose files are absent are kept")
 
         // The drive is mounted: the saved entry plays from its saved position.

@@ -11,24 +11,24 @@ import Testing
         let harness = try await ServerHarness.start()
         let port = harness.port
         try await onThread {
-            let watcher = try RawClient(port: port)
+            let watcher = try MPDTestClient.raw(port: port)
             _ = try watcher.readLine()
             for payload in [
                 String(repeating: "a", count: 20_000), "find " + String(repeating: "x", count: 9_000) + "\n",
             ] {
-                let client = try RawClient(port: port)
+                let client = try MPDTestClient.raw(port: port)
                 _ = try client.readLine()
                 try? client.send(payload)
                 #expect(String(decoding: try client.readUntilClosed(), as: UTF8.self) == "ACK [5@0] {} line too long\n")
-                #expect(try watcher.command("ping") == "OK\n")
+                #expect(try watcher.exchange("ping") == "OK\n")
             }
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             // A line just under the limit is read and answered (here: refused by the filter value cap), not dropped.
             #expect(
-                try client.command("find file " + String(repeating: "y", count: 8_000))
+                try client.exchange("find file " + String(repeating: "y", count: 8_000))
                     == "ACK [2@0] {find} Filter value too long (at most 1024 bytes)\n")
-            #expect(try client.command("ping") == "OK\n")
+            #expect(try client.exchange("ping") == "OK\n")
         }
         try await harness.stop()
     }
@@ -37,11 +37,11 @@ import Testing
         let harness = try await ServerHarness.start()
         let (port, server) = (harness.port, harness.server)
         try await onThread {
-            let watcher = try RawClient(port: port)
+            let watcher = try MPDTestClient.raw(port: port)
             _ = try watcher.readLine()
             var generator = SplitMix(seed: 42)
             for round in 0..<60 {
-                let client = try RawClient(port: port, timeout: 5)
+                let client = try MPDTestClient.raw(port: port, timeout: 5)
                 _ = try client.readLine()
                 var bytes: [UInt8]
                 switch round % 3 {
@@ -52,7 +52,7 @@ import Testing
                 try? client.send(bytes: bytes)
                 try? client.send("\n\nping\n")
                 _ = try? client.readUntilClosed()
-                #expect(try watcher.command("status").hasSuffix("OK\n"))
+                #expect(try watcher.exchange("status").hasSuffix("OK\n"))
                 for _ in 0..<500 where server.connectionCount > 1 { Thread.sleep(forTimeInterval: 0.01) }
                 #expect(server.connectionCount == 1, "round \(round) left a connection open")
             }
@@ -65,15 +65,15 @@ import Testing
         let harness = try await ServerHarness.start()
         let (port, server) = (harness.port, harness.server)
         try await onThread {
-            let watcher = try RawClient(port: port)
+            let watcher = try MPDTestClient.raw(port: port)
             _ = try watcher.readLine()
             for _ in 0..<50 {
-                let client = try RawClient(port: port)
+                let client = try MPDTestClient.raw(port: port)
                 _ = try client.readLine()
                 try client.send("command_list_ok_begin\nadd /\nsetvol 3\nstatus\n")
             }
-            #expect(try watcher.command("getvol") == "volume: 100\nOK\n")
-            #expect(try watcher.command("status").contains("playlistlength: 0\n"))
+            #expect(try watcher.exchange("getvol") == "volume: 100\nOK\n")
+            #expect(try watcher.exchange("status").contains("playlistlength: 0\n"))
             for _ in 0..<500 where server.connectionCount > 1 { Thread.sleep(forTimeInterval: 0.01) }
             #expect(server.connectionCount == 1)
         }
@@ -86,7 +86,7 @@ import Testing
         let harness = try await ServerHarness.start()
         let port = harness.port
         let client = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             for _ in 0..<100 {
                 try client.send(String(repeating: "idle\nnoidle\n", count: 100))
@@ -98,7 +98,7 @@ import Testing
         try await harness.backend.perform(.setVolume(40))
         try await onThread { () throws -> Void in
             #expect(try client.readResponse() == "changed: mixer\nOK\n")
-            #expect(try client.command("getvol") == "volume: 40\nOK\n")
+            #expect(try client.exchange("getvol") == "volume: 40\nOK\n")
         }
         try await harness.stop()
     }
@@ -114,13 +114,13 @@ import Testing
         }
         let port = harness.port
         try await onThread {
-            let watcher = try RawClient(port: port)
+            let watcher = try MPDTestClient.raw(port: port)
             _ = try watcher.readLine()
-            let slow = try RawClient(port: port, receiveBuffer: 4_096, timeout: 20)
+            let slow = try MPDTestClient.raw(port: port, receiveBuffer: 4_096, timeout: 20)
             _ = try slow.readLine()
             try slow.send("listallinfo\n")
             Thread.sleep(forTimeInterval: 2)
-            #expect(try watcher.command("ping") == "OK\n")
+            #expect(try watcher.exchange("ping") == "OK\n")
             let received = try slow.readUntilClosed()
             // The answer (60,000 songs) is over the 256 KiB limit while it is produced: the client is dropped and,
             // as MPD does ("Output buffer is full"), none of the cut-off answer is sent.

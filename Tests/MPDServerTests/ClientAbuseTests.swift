@@ -20,19 +20,19 @@ import Testing
         let harness = try await ServerHarness.start(backend: backend, configure: { $0.maxPendingOutputBytes = limit })
         let port = harness.port
         let received = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
-            #expect(try client.command("add big") == "OK\n")
-            let song = try client.command("playlistinfo 1999").utf8.count
+            #expect(try client.exchange("add big") == "OK\n")
+            let song = try client.exchange("playlistinfo 1999").utf8.count
             try client.send("command_list_begin\n" + String(repeating: "playlistinfo\n", count: 200) + "command_list_end\n")
             return (bytes: try client.readUntilClosed().count, song: song)
         }
         #expect(received.bytes <= limit + received.song, "\(received.bytes) bytes received for a \(limit) limit")
         #expect(await harness.eventually { harness.server.connectionCount == 0 }, "the client was dropped")
         let other = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
-            return try client.command("ping")
+            return try client.exchange("ping")
         }
         #expect(other == "OK\n")
         try await harness.stop()
@@ -42,20 +42,20 @@ import Testing
         let harness = try await ServerHarness.start(unixSocket: true, configure: { $0.maxConnections = 4 })
         let (port, path) = (harness.port, harness.socketPath)
         try await onThread {
-            var parked: [RawClient] = []
+            var parked: [MPDTestClient] = []
             for _ in 0..<4 {
-                let client = try RawClient(port: port)
+                let client = try MPDTestClient.raw(port: port)
                 #expect(try client.readLine() == "OK MPD 0.24.0")
                 try client.send("idle\n")
                 parked.append(client)
             }
-            let refused = try RawClient(port: port)
+            let refused = try MPDTestClient.raw(port: port)
             #expect(
                 String(decoding: try refused.readUntilClosed(), as: UTF8.self)
                     == "ACK [52@0] {} too many connections\n")
-            let admin = try RawClient(unixPath: path)
+            let admin = try MPDTestClient.raw(unixPath: path)
             #expect(try admin.readLine() == "OK MPD 0.24.0")
-            #expect(try admin.command("status").contains("state: stop\n"))
+            #expect(try admin.exchange("status").contains("state: stop\n"))
             #expect(parked.count == 4)
         }
         try await harness.stop()
@@ -80,16 +80,16 @@ import Testing
         // 50 + 100 + 200 + 400 + 400 + 400 ms: each refusal waits twice the last, up to the cap.
         let minimum = Duration.milliseconds(1_550)
         let elapsed = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             let started = ContinuousClock.now
             for _ in 0..<guesses {
-                #expect(try client.command("password guess") == "ACK [3@0] {password} incorrect password\n")
+                #expect(try client.exchange("password guess") == "ACK [3@0] {password} incorrect password\n")
             }
             let elapsed = ContinuousClock.now - started
-            #expect(try client.command("status").hasPrefix("ACK [4@0] {status} you don't have permission"))
-            #expect(try client.command("password secret") == "OK\n")
-            #expect(try client.command("status").contains("state: stop\n"))
+            #expect(try client.exchange("status").hasPrefix("ACK [4@0] {status} you don't have permission"))
+            #expect(try client.exchange("password secret") == "OK\n")
+            #expect(try client.exchange("status").contains("state: stop\n"))
             return elapsed
         }
         #expect(elapsed >= minimum, "\(guesses) wrong passwords answered in \(elapsed)")
@@ -107,7 +107,7 @@ import Testing
         }
         let port = harness.port
         let (answers, elapsed) = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             let started = ContinuousClock.now
             try client.send("password a\npassword b\npassword c\npassword secret\nping\n")

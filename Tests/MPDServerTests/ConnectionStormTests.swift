@@ -16,11 +16,11 @@ import Testing
 
         let stop = Atomic<Bool>(false)
         async let answers = onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             var count = 0
             while !stop.load(ordering: .relaxed) {
-                #expect(try client.command("status").contains("state: stop\n"))
+                #expect(try client.exchange("status").contains("state: stop\n"))
                 count += 1
             }
             return count
@@ -46,9 +46,9 @@ import Testing
     /// send half a line, start a command list, or go idle — then drops.
     static func storm(port: Int, connections: Int) throws {
         for burst in stride(from: 0, to: connections, by: 20) {
-            var clients: [RawClient] = []
+            var clients: [MPDTestClient] = []
             for index in burst..<min(burst + 20, connections) {
-                let client = try RawClient(port: port, timeout: 5)
+                let client = try MPDTestClient.raw(port: port, timeout: 5)
                 switch index % 6 {
                 case 0: break
                 case 1: _ = try client.readLine()

@@ -14,16 +14,16 @@ import Testing
         let harness = try await ServerHarness.start()
         let port = harness.port
         try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             #expect(try client.readLine() == "OK MPD 0.24.0")
-            #expect(try client.command("status").contains("state: stop\n"))
+            #expect(try client.exchange("status").contains("state: stop\n"))
             try client.send("add /\nplaylistid 5\n")
             #expect(try client.readResponse() == "OK\n")
             #expect(try client.readResponse().hasPrefix("file: loose.wav\n"))
             #expect(
-                try client.command("command_list_ok_begin\nping\ngetvol\ncommand_list_end")
+                try client.exchange("command_list_ok_begin\nping\ngetvol\ncommand_list_end")
                     == "list_OK\nvolume: 100\nlist_OK\nOK\n")
-            #expect(try client.command("bogus") == "ACK [5@0] {} unknown command \"bogus\"\n")
+            #expect(try client.exchange("bogus") == "ACK [5@0] {} unknown command \"bogus\"\n")
             try client.send("ping\r\n")
             #expect(try client.readResponse() == "OK\n")
         }
@@ -34,7 +34,7 @@ import Testing
         let harness = try await ServerHarness.start()
         let port = harness.port
         try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             var text = ""
             for index in 0..<5_000 { text += index % 2 == 0 ? "ping\n" : "getvol\n" }
@@ -60,9 +60,9 @@ import Testing
         #expect(info.st_mode & 0o777 == 0o660)
         #expect((info.st_mode & S_IFMT) == S_IFSOCK)
         try await onThread {
-            let client = try RawClient(unixPath: path)
+            let client = try MPDTestClient.raw(unixPath: path)
             #expect(try client.readLine() == "OK MPD 0.24.0")
-            #expect(try client.command("ping") == "OK\n")
+            #expect(try client.exchange("ping") == "OK\n")
         }
         try await harness.stop()
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -87,18 +87,18 @@ import Testing
         let harness = try await ServerHarness.start(configure: { $0.maxConnections = 3 })
         let (port, server) = (harness.port, harness.server)
         try await onThread {
-            var clients = try (0..<3).map { _ in try RawClient(port: port) }
+            var clients = try (0..<3).map { _ in try MPDTestClient.raw(port: port) }
             for client in clients { #expect(try client.readLine() == "OK MPD 0.24.0") }
-            let refused = try RawClient(port: port)
+            let refused = try MPDTestClient.raw(port: port)
             #expect(
                 String(decoding: try refused.readUntilClosed(), as: UTF8.self) == "ACK [52@0] {} too many connections\n"
             )
             #expect(server.connectionCount == 3)
             clients.removeFirst()
             for _ in 0..<500 where server.connectionCount > 2 { Thread.sleep(forTimeInterval: 0.01) }
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             #expect(try client.readLine() == "OK MPD 0.24.0")
-            #expect(try client.command("ping") == "OK\n")
+            #expect(try client.exchange("ping") == "OK\n")
         }
         try await harness.stop()
     }
@@ -107,14 +107,14 @@ import Testing
         let harness = try await ServerHarness.start(configure: { $0.connectionTimeout = .milliseconds(300) })
         let port = harness.port
         try await onThread {
-            let silent = try RawClient(port: port)
-            let idler = try RawClient(port: port)
+            let silent = try MPDTestClient.raw(port: port)
+            let idler = try MPDTestClient.raw(port: port)
             _ = try silent.readLine()
             _ = try idler.readLine()
             try idler.send("idle\n")
             Thread.sleep(forTimeInterval: 1.2)
             #expect(try silent.readUntilClosed().isEmpty)
-            #expect(try idler.command("noidle") == "OK\n")
+            #expect(try idler.exchange("noidle") == "OK\n")
         }
         try await harness.stop()
     }
@@ -135,7 +135,7 @@ import Testing
         let running = Task { try await group.run() }
         let port = try await server.listeningAddresses().compactMap(\.port).first ?? 0
         let client = try await onThread {
-            let client = try RawClient(port: port)
+            let client = try MPDTestClient.raw(port: port)
             _ = try client.readLine()
             try client.send("idle\n")
             return client
@@ -162,6 +162,6 @@ import Testing
             }
         }
         close(fd)
-        guard result == 0 else { throw RawClient.Failure(description: "bind stale socket: \(errno)") }
+        guard result == 0 else { throw MPDTestClient.Failure(description: "bind stale socket: \(errno)") }
     }
 }

@@ -55,3 +55,10 @@ struct ServerHarness {
         return await condition()
     }
 }
+
+/// The resident set size of this process in KiB (VmRSS), or 0 if unreadable.
+func residentKiB() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+}
