@@ -41,8 +41,9 @@ struct FuzzFinding: Sendable, CustomStringConvertible {
 /// The fuzz run across daemon sessions: sends the batches, checks the daemon after each, collects findings and
 /// figures.
 ///
-/// Used by one thread at a time (a session runs inside `onThread`; the test reads the results after it returns).
-final class FuzzRun: @unchecked Sendable {
+/// A value: a session runs on a copy inside `onThread`, which hands the copy back (with how the session ended) for
+/// the next session and the report.
+struct FuzzRun: Sendable {
     static let maxRestarts = 12
     /// Another client's `status` must come back within this, fresh connection included.
     static let statusBudget = Duration.milliseconds(100)
@@ -116,7 +117,7 @@ final class FuzzRun: @unchecked Sendable {
     }
 
     /// Sends the batches from `cursor` to `daemon`; throws `FuzzSessionEnd` when the daemon died or hung.
-    func session(on daemon: Daemon, from cursor: FuzzCursor) throws {
+    mutating func session(on daemon: Daemon, from cursor: FuzzCursor) throws {
         var found: DaemonProcess?
         for _ in 0..<250 where found == nil {
             found = DaemonProcess.find(stateDirectory: daemon.state)
@@ -169,7 +170,7 @@ final class FuzzRun: @unchecked Sendable {
 
     /// Sends one unit and reads its answer; returns the names of the commands that may have run (for the queue
     /// check). A dropped connection is reopened for the next unit.
-    private func send(
+    private mutating func send(
         _ unit: FuzzUnit, on connection: inout FuzzConnection?, _ session: Session, batch: String,
         resumeAt: FuzzCursor
     ) throws -> [String] {
@@ -247,7 +248,7 @@ final class FuzzRun: @unchecked Sendable {
 
     /// The daemon runs and another client gets `status` within the budget (retried, see `statusRetries`). A dead
     /// or hung daemon is recorded and ends the session.
-    private func checkHealth(_ session: Session, batch: String, resumeAt: FuzzCursor) throws {
+    private mutating func checkHealth(_ session: Session, batch: String, resumeAt: FuzzCursor) throws {
         guard session.process.isAlive else { try died(session, batch: batch, resumeAt: resumeAt) }
         var samples: [Duration] = []
         for attempt in 0...Self.statusRetries {
@@ -280,7 +281,7 @@ final class FuzzRun: @unchecked Sendable {
         throw FuzzSessionEnd(resumeAt: resumeAt)
     }
 
-    private func died(_ session: Session, batch: String, resumeAt: FuzzCursor) throws -> Never {
+    private mutating func died(_ session: Session, batch: String, resumeAt: FuzzCursor) throws -> Never {
         _ = session.process.hasExited(within: 15)  // let the runtime finish writing its report
         findings.append(FuzzFinding(kind: .crash, batch: batch, lines: session.recent,
                                     detail: "log tail:\n" + logTail(session)))
@@ -294,7 +295,7 @@ final class FuzzRun: @unchecked Sendable {
 
     /// After a batch: health, the queue (well-formed, agreeing with status, nothing lost that no executed command
     /// removes), the library, `PRAGMA integrity_check`; then the playing state is restored for the next batch.
-    private func checkAfterBatch(_ session: Session, batch: String, executed: [String], resumeAt: FuzzCursor) throws {
+    private mutating func checkAfterBatch(_ session: Session, batch: String, executed: [String], resumeAt: FuzzCursor) throws {
         try checkHealth(session, batch: batch, resumeAt: resumeAt)
         let check = try checkConnection(session)
         let before = session.queue
@@ -344,7 +345,7 @@ final class FuzzRun: @unchecked Sendable {
 
     /// The queue by `playlistinfo` between two `status` reads of the same playlist version; nil (and a finding)
     /// when it is malformed or disagrees with status.
-    private func readQueue(_ session: Session, _ check: FuzzConnection, batch: String) -> [QueueEntry]? {
+    private mutating func readQueue(_ session: Session, _ check: FuzzConnection, batch: String) -> [QueueEntry]? {
         var problem = "the playlist version never held still"
         for _ in 0..<5 {
             let deadline = clock.now + Self.answerTimeout
@@ -386,7 +387,7 @@ final class FuzzRun: @unchecked Sendable {
 
     /// Puts the daemon back in a known playing state: modes off (repeat on), output on, no loop, normal tempo, the
     /// queue refilled to `queueLength`, playing. Records the queue as the next batch's starting point.
-    private func restore(_ session: Session, batch: String) throws {
+    private mutating func restore(_ session: Session, batch: String) throws {
         let check = try checkConnection(session)
         let deadline = clock.now + Self.answerTimeout
         for line in ["consume 0", "random 0", "single 0", "repeat 1", "enableoutput 0", "loop_clear", "count_in off",

@@ -33,24 +33,30 @@ struct ProtocolFuzzTests {
     @Test func hostileLinesWhilePlaying() async throws {
         let clock = ContinuousClock()
         let began = clock.now
-        let run = FuzzRun(batches: ProtocolFuzzCorpus.batches(), oversized: ProtocolFuzzCorpus.oversizedLists)
+        var run = FuzzRun(batches: ProtocolFuzzCorpus.batches(), oversized: ProtocolFuzzCorpus.oversizedLists)
         var cursor = FuzzCursor(batch: 0, unit: 0)
         var restarts = 0
         while true {
-            let start = cursor
-            do {
-                try await Daemon.with { daemon async throws in
-                    try await onThread { try run.session(on: daemon, from: start) }
+            let (start, before) = (cursor, run)
+            let (after, end) = try await Daemon.with { daemon async throws in
+                try await onThread { () throws -> (FuzzRun, FuzzSessionEnd?) in
+                    var run = before
+                    do {
+                        try run.session(on: daemon, from: start)
+                        return (run, nil)
+                    } catch let end as FuzzSessionEnd {
+                        return (run, end)
+                    }
                 }
+            }
+            run = after
+            guard let end else { break }
+            // The daemon died or hung (recorded as a finding); a fresh one takes the rest of the corpus.
+            cursor = end.resumeAt
+            restarts += 1
+            if restarts > FuzzRun.maxRestarts {
+                Issue.record("more than \(FuzzRun.maxRestarts) daemon restarts: the rest of the corpus was not sent")
                 break
-            } catch let end as FuzzSessionEnd {
-                // The daemon died or hung (recorded as a finding); a fresh one takes the rest of the corpus.
-                cursor = end.resumeAt
-                restarts += 1
-                if restarts > FuzzRun.maxRestarts {
-                    Issue.record("more than \(FuzzRun.maxRestarts) daemon restarts: the rest of the corpus was not sent")
-                    break
-                }
             }
         }
         let seconds = Double((clock.now - began).components.seconds)

@@ -11,7 +11,7 @@ import TestSupport
 @Suite(.serialized, .timeLimit(.minutes(40)))
 struct TryFermataTests {
     /// The script running in the background with its output in files.
-    final class Run: @unchecked Sendable {  // used by one test, from its task and `onThread` calls in turn
+    final class Run: Sendable {
         let process = Process()
         let log: String
 

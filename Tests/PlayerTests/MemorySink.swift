@@ -2,17 +2,51 @@ import AudioCore
 import AudioOutput
 import Synchronization
 
+/// What a `MemorySink` was given: every frame's bytes in order, and how many times the device was opened. Written by
+/// the sink on the engine's output thread, read by the test at any time (any thread).
+final class SinkRecording: Sendable {
+    private let recorded: Mutex<[UInt8]>
+    private let capacity: Int
+    private let openCount = Atomic<Int>(0)
+
+    /// Room for `capacityBytes`, reserved up front so recording never allocates.
+    init(capacityBytes: Int) {
+        capacity = capacityBytes
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(capacityBytes)
+        recorded = Mutex(bytes)
+    }
+
+    /// Successful opens so far.
+    var opens: Int { openCount.load(ordering: .relaxed) }
+
+    /// Everything recorded so far.
+    func bytes() -> [UInt8] { recorded.withLock { $0 } }
+
+    func opened() { openCount.add(1, ordering: .relaxed) }
+
+    /// Appends `count` bytes from `buffer`; false (nothing kept) when they would not fit.
+    func append(_ buffer: UnsafeRawPointer, count: Int) -> Bool {
+        let capacity = capacity
+        return recorded.withLock { bytes in
+            guard bytes.count + count <= capacity else { return false }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: count))
+            return true
+        }
+    }
+}
+
 /// A test double behind the `AudioSink` contract for what this machine cannot have (a USB DAC pulled out): it records
-/// every frame in memory, with no buffering delay, and can be told to vanish after some frames and to refuse opens
-/// for a while.
-final class MemorySink: AudioSink, @unchecked Sendable {
+/// every frame into a `SinkRecording`, with no buffering delay, and can be told to vanish after some frames and to
+/// refuse opens for a while.
+///
+/// Owned by the engine's output thread, like any sink; the test reads `recording`.
+final class MemorySink: AudioSink {
     let name = "memory"
+    let recording: SinkRecording
     private(set) var periodFrames = 0
     private(set) var isOpen = false
     private var format: AudioFormat?
-    private let storage: UnsafeMutableRawPointer
-    private let capacity: Int
-    private let recorded = Atomic<Int>(0)
     /// Frames after which the device "disappears" (once).
     let loseAfterFrames: Int?
     /// Opens refused after the loss.
@@ -20,23 +54,19 @@ final class MemorySink: AudioSink, @unchecked Sendable {
     private var refusals = 0
     private var lost = false
     private var framesSeen = 0
-    let opens = Atomic<Int>(0)
 
     init(capacityBytes: Int, loseAfterFrames: Int? = nil, refusedOpens: Int = 0) {
-        capacity = capacityBytes
-        storage = .allocate(byteCount: capacityBytes, alignment: 16)
+        recording = SinkRecording(capacityBytes: capacityBytes)
         self.loseAfterFrames = loseAfterFrames
         self.refusedOpens = refusedOpens
     }
-
-    deinit { storage.deallocate() }
 
     func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat {
         if lost && refusals < refusedOpens {
             refusals += 1
             throw SinkOpenError(device: name, reason: "No such device")
         }
-        opens.add(1, ordering: .relaxed)
+        recording.opened()
         format = requested
         self.periodFrames = periodFrames
         isOpen = true
@@ -51,11 +81,7 @@ final class MemorySink: AudioSink, @unchecked Sendable {
             lost = true
             return .deviceLost
         }
-        let bytes = frames * format.bytesPerFrame
-        let at = recorded.load(ordering: .relaxed)
-        guard at + bytes <= capacity else { return .failed(-28) }
-        (storage + at).copyMemory(from: buffer, byteCount: bytes)
-        recorded.store(at + bytes, ordering: .releasing)
+        guard recording.append(buffer, count: frames * format.bytesPerFrame) else { return .failed(-28) }
         framesSeen += frames
         return .written(frames)
     }
@@ -64,10 +90,4 @@ final class MemorySink: AudioSink, @unchecked Sendable {
     func drop() {}
     func drain() {}
     var delayFrames: Int { 0 }
-
-    /// Everything recorded so far.
-    func bytes() -> [UInt8] {
-        let count = recorded.load(ordering: .acquiring)
-        return [UInt8](UnsafeRawBufferPointer(start: storage, count: count))
-    }
 }
