@@ -5,7 +5,7 @@
 //
 // Module graph (one-way; README "Layout" says what each holds):
 //   AudioCore ← FermataCore ← Decoders ← Engine ← Player ← Daemon ← fermatad
-//   AudioCore ← AudioOutput ← Engine                  Library ← StateDatabase ← Practice ← Daemon
+//   AudioCore ← AudioOutput ← Engine                  DatabaseFile ← Library ← StateDatabase ← Practice ← Daemon
 //   Player ← StateDatabase                            StateDatabase ← Daemon
 //   FermataCore ← MPDProtocol ← MPDServer ← Daemon    FermataConfig ← Controls ← Daemon
 //   fermata (CLI) ← Engine, Player, Controls, FermataConfig
@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "StateDatabase",
             dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "Library", "CFileShim",
+                "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "DatabaseFile", "Library", "CFileShim",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -87,7 +87,7 @@ let package = Package(
         .target(
             name: "Practice",
             dependencies: [
-                "FermataCore", "Library", "StateDatabase",
+                "FermataCore", "DatabaseFile", "StateDatabase",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -132,18 +132,21 @@ let package = Package(
             dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"]
         ),
 
-        // The music library: GRDB database, migrations, scanner, search, custom metadata.
+        // The state database file: its connections and settings, the migration runner, the schema each module adds.
+        .target(name: "DatabaseFile", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+        // The music library: its tables and migrations, scanner, search, custom metadata.
         .target(
             name: "Library",
             dependencies: [
-                "AudioCore", "FermataCore", "Decoders",
+                "AudioCore", "FermataCore", "Decoders", "DatabaseFile",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
-            name: "LibraryBench", dependencies: ["Library", .product(name: "Logging", package: "swift-log")]
+            name: "LibraryBench",
+            dependencies: ["Library", "DatabaseFile", .product(name: "Logging", package: "swift-log")]
         ),
 
         // The MPD protocol without I/O: tokenizer, ACK errors, command table (data), handlers, per-connection session.
@@ -189,14 +192,14 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "StateDatabase", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
+                "Daemon", "StateDatabase", "DatabaseFile", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
                 "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
         .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport", "MPDProtocol"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "AudioCore", "TestSupport"]),
+        .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
         // An in-memory MPDBackend shared by the two MPD test targets.
         .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),

@@ -2,8 +2,9 @@ import GRDB
 import Synchronization
 
 /// Counts the commits that changed the library's tracks or directories, so that a cache of library listings can tell
-/// whether it is still current (`Library.contentVersion`). One per open database (`LibraryDatabase`), registered on its
-/// writer, through which every library change goes (scans, the finisher, metadata edits).
+/// whether it is still current (`Library.contentVersion`). One per `Library`, registered on the database's writer when
+/// the library is made, before it can change anything; every library change goes through that writer (scans, the
+/// finisher, metadata edits).
 ///
 /// GRDB calls it on the writer's queue; `value` may be read from any thread.
 final class ContentVersion: TransactionObserver, Sendable {

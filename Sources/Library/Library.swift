@@ -1,3 +1,4 @@
+import DatabaseFile
 import Decoders
 import FermataCore
 import Foundation
@@ -12,17 +13,21 @@ import Synchronization
 /// Sendable; share one instance. Every method may be called from any task: database work runs on GRDB's queues and
 /// scans on threads of their own at lowered priority, never on the cooperative pool or the audio threads.
 public final class Library: Sendable {
-    public let database: LibraryDatabase
+    /// The state database file, opened with at least `DatabaseSchema.library`.
+    public let database: FermataDatabase
     /// The music directory (absolute), the root every track path is relative to.
     public let musicDirectory: String
     let scans: ScanCoordinator
+    /// Counts the commits that changed tracks or directories (`contentVersion`).
+    private let changes = ContentVersion()
     private let keptQueueIndex = Mutex<QueueFileIndex?>(nil)
 
     public init(
-        database: LibraryDatabase, musicDirectory: String, options: LibraryOptions = LibraryOptions(),
+        database: FermataDatabase, musicDirectory: String, options: LibraryOptions = LibraryOptions(),
         logger: Logger = Logger(label: "fermata.library")
     ) {
         self.database = database
+        database.pool.add(transactionObserver: changes, extent: .observerLifetime)
         var root = musicDirectory
         while root.count > 1, root.hasSuffix("/") { root.removeLast() }
         self.musicDirectory = root
@@ -31,7 +36,7 @@ public final class Library: Sendable {
 
     /// A number that changes whenever a commit changes the library's tracks or directories: what a cache of listings
     /// compares (read it before building an answer, keep the answer with it).
-    public var contentVersion: Int { database.changes.value }
+    public var contentVersion: Int { changes.value }
 
     // MARK: Scanning
 

@@ -1,4 +1,16 @@
+import DatabaseFile
 import GRDB
+
+extension DatabaseSchema {
+    /// The library's part of the state database file: its migrations (first: the state's are appended after them)
+    /// and the SQL functions its searches call, on every connection.
+    public static var library: DatabaseSchema {
+        var schema = DatabaseSchema()
+        LibraryMigrations.register(in: &schema.migrations)
+        schema.setUpEachConnection { $0.add(function: SearchFunctions.fold) }
+        return schema
+    }
+}
 
 /// The library's migrations. Shipped migrations are never edited: a schema change is a new, newly named migration
 /// appended to `register(in:)` (a test compares each shipped migration's resulting schema with a recorded hash).
@@ -8,19 +20,12 @@ public enum LibraryMigrations {
     /// The library's migration names, in order. Other modules append theirs after these.
     public static let names = ["v1-library", "v1-custom-metadata", "v1-search", "v2-drop-unused-metadata"]
 
-    /// Appends the library's migrations to `migrations` (call first; others register theirs afterwards).
-    public static func register(in migrations: inout SchemaMigrations) {
+    /// Appends the library's migrations to `migrations` (first; others register theirs afterwards).
+    static func register(in migrations: inout SchemaMigrations) {
         migrations.register("v1-library") { db in try db.execute(sql: v1Library) }
         migrations.register("v1-custom-metadata") { db in try db.execute(sql: v1CustomMetadata) }
         migrations.register("v1-search") { db in try db.execute(sql: v1Search) }
         migrations.register("v2-drop-unused-metadata") { db in try db.execute(sql: v2DropUnusedMetadata) }
-    }
-
-    /// The same migrations registered in a GRDB migrator (for callers that build their own).
-    public static func register(in migrator: inout DatabaseMigrator) {
-        var migrations = SchemaMigrations()
-        register(in: &migrations)
-        for step in migrations.steps { migrator.registerMigration(step.name, migrate: step.migrate) }
     }
 
     /// Directories, tracks, identities of vanished files, scan issues and the scan counters. Paths are relative to

@@ -1,4 +1,5 @@
 import AudioCore
+import DatabaseFile
 import Foundation
 import Logging
 import Synchronization
@@ -16,14 +17,14 @@ final class ScanCoordinator: Sendable {
         var last: ScanSummary?
     }
 
-    private let database: LibraryDatabase
+    private let database: FermataDatabase
     private let root: String
     private let options: LibraryOptions
     private let logger: Logger
     let progress = ScanProgressSource()
     private let state = Mutex(State())
 
-    init(database: LibraryDatabase, root: String, options: LibraryOptions, logger: Logger) {
+    init(database: FermataDatabase, root: String, options: LibraryOptions, logger: Logger) {
         self.database = database
         self.root = root
         self.options = options

@@ -1,4 +1,5 @@
 import AudioCore
+import DatabaseFile
 import Decoders
 import Foundation
 import Glibc
@@ -35,7 +36,7 @@ final class Scanner: Sendable {
         var threadPriority: WorkerThread.Priority { .background(niceness: niceness) }
     }
 
-    private let database: LibraryDatabase
+    private let database: FermataDatabase
     private let settings: Settings
     private let progress: ScanProgressSource
     private let cancelled = Atomic<Bool>(false)
@@ -46,7 +47,7 @@ final class Scanner: Sendable {
     /// What the walking threads found besides files, each walker's merged in when it ends.
     private let walked = Mutex(WalkResult())
 
-    init(database: LibraryDatabase, settings: Settings, progress: ScanProgressSource) {
+    init(database: FermataDatabase, settings: Settings, progress: ScanProgressSource) {
         self.database = database
         self.settings = settings
         self.progress = progress

@@ -1,6 +1,6 @@
 import GRDB
 
-/// SQL functions the searches need, added to every connection by `LibraryDatabase.configuration()`.
+/// SQL functions the searches need, added to every connection of the state database by `DatabaseSchema.library`.
 ///
 /// Stateless; SQLite calls them on whichever connection runs the query.
 enum SearchFunctions {

@@ -5,6 +5,7 @@
 //   fermata-library-bench [--library DIR] [--tracks N] [--runs R] [--rescans R] [--state DIR] [--gen PATH]
 //                         [--readers N] [--walkers N] [--nice N] [--with-mpd MPD-COMPARE-DIR]
 // --runs: first scans (each from an empty database) and, unless --rescans says otherwise, no-change rescans.
+import DatabaseFile
 import Foundation
 import Library
 import Logging
@@ -64,7 +65,7 @@ func line(_ label: String, _ seconds: [Double], _ summary: ScanSummary, cpu: Dou
 
 func openLibrary(_ options: Options, fresh: Bool) throws -> Library {
     if fresh { try? FileManager.default.removeItem(atPath: options.state) }
-    let database = try LibraryDatabase(stateDirectory: options.state)
+    let database = try FermataDatabase(stateDirectory: options.state, schema: .library)
     var logger = Logger(label: "fermata.library")
     logger.logLevel = .warning
     return Library(database: database, musicDirectory: options.library,
@@ -94,7 +95,7 @@ let count = max(1, library.paths.count / 100)
 let threads = LibraryOptions(readers: options.readers, walkers: options.walkers)
 print("library \(options.library): \(library.paths.count) tracks; 1 % = \(count) files; "
     + "readers \(threads.readers), walkers \(threads.walkers), nice \(options.niceness), "
-    + "state \(options.state)/\(LibraryDatabase.fileName)")
+    + "state \(options.state)/\(FermataDatabase.fileName)")
 
 let first = try await measure("first scan", runs: options.runs) { try openLibrary(options, fresh: true) }
 let afterFirst = ProcessMemory.kibibytes("VmHWM")

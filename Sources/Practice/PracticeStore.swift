@@ -1,7 +1,7 @@
+import DatabaseFile
 import FermataCore
 import Foundation
 import GRDB
-import Library
 import StateDatabase
 
 /// A track's practice memory: the A–B region and tempo it was last practised with.
@@ -21,9 +21,9 @@ public struct TrackMemory: Sendable, Hashable {
 /// inside each transaction, so time and memory follow a moved file once the library has rescanned it.
 /// Sendable; any task may call it (GRDB runs the SQL on its own queues).
 public struct PracticeStore: Sendable {
-    let database: LibraryDatabase
+    let database: FermataDatabase
 
-    public init(database: LibraryDatabase) { self.database = database }
+    public init(database: FermataDatabase) { self.database = database }
 
     /// Adds the seconds to their rows, all in one transaction.
     func add(_ rows: [PracticeTally.Key: Double]) async throws {

@@ -1,6 +1,6 @@
-import Library
+import DatabaseFile
 
-/// The practice tables in the state (library) database, appended after the queue and state tables. Never edited
+/// The practice tables in the state database, appended after the queue and state tables. Never edited
 /// once shipped: a change is a new named migration.
 ///
 /// `practice_time` holds seconds actually played per local day, per track and per loop region (`-1`/`-1` when no loop

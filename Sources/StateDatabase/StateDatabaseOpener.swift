@@ -1,6 +1,6 @@
+import DatabaseFile
 import Foundation
 import GRDB
-import Library
 import Logging
 
 /// Opens the state database for the daemon: a damaged file (SQLite says it is corrupt or not a database) is moved
@@ -10,20 +10,20 @@ import Logging
 /// clear message, since moving it aside would lose data. The full `quick_check` (it reads every page: slow on a Pi with a big library) runs after audio has
 /// started, through `verifyInBackground`.
 public enum StateDatabaseOpener {
-    public static func open(stateDirectory: String, logger: Logger) throws -> LibraryDatabase {
+    public static func open(stateDirectory: String, logger: Logger) throws -> FermataDatabase {
         do {
             let database = try StateStore.open(stateDirectory: stateDirectory)
             _ = try database.pool.read { try Row.fetchOne($0, sql: "SELECT * FROM player_state") }
             return database
         } catch let error as SchemaMigrations.Failure {
             throw error
-        } catch let error as LibraryDatabase.OpenError {
+        } catch let error as FermataDatabase.OpenError {
             throw error
         } catch let error as DatabaseError
                     where error.resultCode != .SQLITE_CORRUPT && error.resultCode != .SQLITE_NOTADB {
-            throw StateOpenError(path: stateDirectory + "/" + LibraryDatabase.fileName, reason: "\(error)")
+            throw StateOpenError(path: stateDirectory + "/" + FermataDatabase.fileName, reason: "\(error)")
         } catch {
-            let path = stateDirectory + "/" + LibraryDatabase.fileName
+            let path = stateDirectory + "/" + FermataDatabase.fileName
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "")
             let aside = "\(path).damaged-\(stamp)"
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
@@ -45,7 +45,7 @@ public enum StateDatabaseOpener {
     }
 
     /// Runs `quick_check` and logs damage with the fix (the file is moved aside at the next start if it cannot be read).
-    public static func verifyInBackground(_ database: LibraryDatabase, logger: Logger) async {
+    public static func verifyInBackground(_ database: FermataDatabase, logger: Logger) async {
         do {
             let check = try await database.pool.read { try String.fetchOne($0, sql: "PRAGMA quick_check") }
             if check != "ok" {

@@ -1,4 +1,15 @@
+import DatabaseFile
 import Library
+
+extension DatabaseSchema {
+    /// The whole state database file as the daemon opens it: the library's tables, then the queue, the player state,
+    /// the outputs and the practice tables (`StateMigrations`, in the order they shipped).
+    public static var state: DatabaseSchema {
+        var schema = DatabaseSchema.library
+        StateMigrations.register(in: &schema.migrations)
+        return schema
+    }
+}
 
 /// The daemon's tables in the state database: the queue and the player's saved state. Named migrations, appended after
 /// the library's; never edited once shipped.

@@ -1,9 +1,9 @@
+import DatabaseFile
 import Decoders
 import Engine
 import FermataCore
 import Foundation
 import GRDB
-import Library
 import Logging
 import Player
 import Synchronization
@@ -21,7 +21,7 @@ import Synchronization
 ///
 /// Threads: an actor; the player actor calls it one call at a time.
 public actor StateStore: PlayerPersistence {
-    let database: LibraryDatabase
+    let database: FermataDatabase
     let logger: Logger
     /// The queue's rows as last written (or held back by a command list).
     private var segments = QueueSegments()
@@ -47,7 +47,7 @@ public actor StateStore: PlayerPersistence {
     /// Whether the newest write failed (and nothing has been written since).
     public var isFailing: Bool { failing }
 
-    public init(database: LibraryDatabase, logger: Logger) {
+    public init(database: FermataDatabase, logger: Logger) {
         self.database = database
         self.logger = logger
         let path = database.path + "-position"
@@ -55,9 +55,9 @@ public actor StateStore: PlayerPersistence {
         if positionFile == nil { logger.notice("cannot prepare \(path): position checkpoints go to the database") }
     }
 
-    /// The state database with the daemon's tables.
-    public static func open(stateDirectory: String) throws -> LibraryDatabase {
-        try LibraryDatabase(stateDirectory: stateDirectory) { StateMigrations.register(in: &$0) }
+    /// The state database file with every table (`DatabaseSchema.state`).
+    public static func open(stateDirectory: String) throws -> FermataDatabase {
+        try FermataDatabase(stateDirectory: stateDirectory, schema: .state)
     }
 
     // MARK: loading

@@ -1,4 +1,5 @@
 @testable import Daemon
+import DatabaseFile
 import Engine
 import FermataCore
 import Foundation
@@ -23,7 +24,7 @@ import TestSupport
         func databaseDidRollback(_ db: Database) {}
     }
 
-    static func rows(_ database: LibraryDatabase) throws -> Int {
+    static func rows(_ database: FermataDatabase) throws -> Int {
         try database.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM queue_entry") ?? 0 }
     }
 

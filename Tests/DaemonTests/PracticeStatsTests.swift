@@ -1,4 +1,5 @@
 import Daemon
+import DatabaseFile
 import FermataCore
 import Foundation
 import GRDB
@@ -15,7 +16,7 @@ import TestSupport
     /// A recorder on a fresh state database (a real SQLite file) with a scripted player and a manual clock.
     struct Rig {
         let state: TemporaryDirectory
-        let database: LibraryDatabase
+        let database: FermataDatabase
         let player = ScriptedPlayer()
         let clock: ManualClock
         let recorder: PracticeRecorder

@@ -1,4 +1,5 @@
 @testable import Daemon
+import DatabaseFile
 import Decoders
 import Engine
 import FermataCore
@@ -147,10 +148,10 @@ import TestSupport
 
     @Test func aV3DatabaseIsMovedOverWithItsShuffledOrder() async throws {
         let dir = try TemporaryDirectory()
-        let path = dir.file(LibraryDatabase.fileName)
+        let path = dir.file(FermataDatabase.fileName)
         do {
             let old = try DatabaseQueue(path: path)
-            try LibraryDatabase.makeMigrator(extra: StateMigrations.register).migrate(old, upTo: "v3-position-sequence")
+            try DatabaseSchema.state.migrations.makeMigrator().migrate(old, upTo: "v3-position-sequence")
             try await old.write { db in
                 for index in 0..<700 {
                     try db.execute(sql: """

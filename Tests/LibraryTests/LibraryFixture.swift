@@ -1,3 +1,4 @@
+import DatabaseFile
 import Foundation
 import Glibc
 import Library
@@ -47,7 +48,7 @@ struct LibraryFixture {
     func openLibrary(readers: Int = 2) throws -> Library {
         var logger = Logger(label: "fermata.library.test")
         logger.logLevel = .warning
-        return Library(database: try LibraryDatabase(stateDirectory: state.path), musicDirectory: music.path,
+        return Library(database: try FermataDatabase(stateDirectory: state.path, schema: .library), musicDirectory: music.path,
                        options: LibraryOptions(readers: readers, walkers: 2, niceness: 0), logger: logger)
     }
 

@@ -1,3 +1,4 @@
+import DatabaseFile
 import Foundation
 import GRDB
 @testable import Library
@@ -6,6 +7,13 @@ import Testing
 
 @Suite("Database and migrations")
 struct MigrationTests {
+    /// The library's schema with `extra` migrations appended after its own (as the state database appends its tables).
+    static func library(adding extra: (inout SchemaMigrations) -> Void) -> DatabaseSchema {
+        var schema = DatabaseSchema.library
+        extra(&schema.migrations)
+        return schema
+    }
+
     /// Rows valid at every shipped schema: one directory and one track.
     static func insertTrack(_ db: Database) throws {
         try db.execute(sql: "INSERT INTO directory (id, path, parent_id) VALUES (1, '', NULL), (2, 'Old', 1)")
@@ -22,10 +30,10 @@ struct MigrationTests {
           arguments: LibraryMigrations.names.dropLast())
     func earlierMigration(_ name: String) async throws {
         let dir = try TemporaryDirectory()
-        let path = dir.file(LibraryDatabase.fileName)
+        let path = dir.file(FermataDatabase.fileName)
         do {
             let queue = try DatabaseQueue(path: path)
-            try LibraryDatabase.makeMigrator().migrate(queue, upTo: name)
+            try DatabaseSchema.library.migrations.makeMigrator().migrate(queue, upTo: name)
             try await queue.write { db in
                 try Self.insertTrack(db)
                 if try db.tableExists("track_metadata") {
@@ -38,7 +46,7 @@ struct MigrationTests {
                 if try db.tableExists("track_fts") { try SearchIndex.rebuild(db) }
             }
         }
-        let database = try LibraryDatabase(path: path)
+        let database = try FermataDatabase(path: path, schema: .library)
         let done = LibraryMigrations.names.firstIndex(of: name)! + 1
         #expect(database.appliedMigrations == Array(LibraryMigrations.names[done...]))
         let library = Library(database: database, musicDirectory: dir.path)
@@ -56,23 +64,23 @@ struct MigrationTests {
         #expect(tables == [false, false, true])
         try await library.setSticker(path: "Old/Song.flac", name: "new", value: "works")
         // Opening again applies nothing.
-        #expect(try LibraryDatabase(path: path).appliedMigrations.isEmpty)
+        #expect(try FermataDatabase(path: path, schema: .library).appliedMigrations.isEmpty)
     }
 
     @Test("a database written by a newer Fermata is refused with a clear message")
     func newerSchema() throws {
         let dir = try TemporaryDirectory()
-        _ = try LibraryDatabase(stateDirectory: dir.path)
-        let queue = try DatabaseQueue(path: dir.file(LibraryDatabase.fileName))
+        _ = try FermataDatabase(stateDirectory: dir.path, schema: .library)
+        let queue = try DatabaseQueue(path: dir.file(FermataDatabase.fileName))
         try queue.write { db in
             try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v9-from-the-future')")
         }
         do {
-            _ = try LibraryDatabase(stateDirectory: dir.path)
+            _ = try FermataDatabase(stateDirectory: dir.path, schema: .library)
             Issue.record("a newer database was opened")
         } catch let SchemaMigrations.Failure.newerSchema(path, unknown) {
             #expect(unknown == ["v9-from-the-future"])
-            #expect(path.hasSuffix(LibraryDatabase.fileName))
+            #expect(path.hasSuffix(FermataDatabase.fileName))
             let message = "\(SchemaMigrations.Failure.newerSchema(path: path, unknownMigrations: unknown))"
             #expect(message.contains("newer version of Fermata") && message.contains("v9-from-the-future"))
         }
@@ -82,19 +90,19 @@ struct MigrationTests {
     func oneTransaction() throws {
         struct Boom: Error {}
         let dir = try TemporaryDirectory()
-        let path = dir.file(LibraryDatabase.fileName)
+        let path = dir.file(FermataDatabase.fileName)
         #expect(throws: Boom.self) {
-            _ = try LibraryDatabase(path: path) { migrations in
+            _ = try FermataDatabase(path: path, schema: Self.library { migrations in
                 migrations.register("v2-test-fails") { db in
                     try db.execute(sql: "CREATE TABLE half_done (x)")
                     throw Boom()
                 }
-            }
+            })
         }
         let queue = try DatabaseQueue(path: path)
         let (track, halfDone, applied) = try queue.read { db in
             (try db.tableExists("track"), try db.tableExists("half_done"),
-             try LibraryDatabase.makeMigrator().appliedIdentifiers(db))
+             try DatabaseSchema.library.migrations.makeMigrator().appliedIdentifiers(db))
         }
         #expect(!track && !halfDone && applied.isEmpty)
     }
@@ -102,16 +110,16 @@ struct MigrationTests {
     @Test("other modules' migrations run after the library's, and the file is WAL with synchronous=NORMAL")
     func extraMigrationsAndSettings() throws {
         let dir = try TemporaryDirectory()
-        let database = try LibraryDatabase(stateDirectory: dir.path) { migrations in
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: Self.library { migrations in
             migrations.register("v2-queue-test") { db in try db.execute(sql: "CREATE TABLE queue_test (x)") }
-        }
+        })
         #expect(database.appliedMigrations == LibraryMigrations.names + ["v2-queue-test"])
         let (journal, synchronous, table) = try database.pool.read { db in
             (try String.fetchOne(db, sql: "PRAGMA journal_mode"), try Int.fetchOne(db, sql: "PRAGMA synchronous"),
              try db.tableExists("queue_test"))
         }
         #expect(journal == "wal" && synchronous == 1 && table)
-        #expect(LibraryDatabase.makeMigrator { $0.register("v2-x") { _ in } }.migrations
+        #expect(Self.library { $0.register("v2-x") { _ in } }.migrations.makeMigrator().migrations
             == LibraryMigrations.names + ["v2-x"])
     }
 
@@ -129,7 +137,7 @@ struct MigrationTests {
     func shippedMigrationsUnchanged() throws {
         for name in LibraryMigrations.names {
             let queue = try DatabaseQueue()
-            try LibraryDatabase.makeMigrator().migrate(queue, upTo: name)
+            try DatabaseSchema.library.migrations.makeMigrator().migrate(queue, upTo: name)
             let schema = try queue.read { db in
                 try String.fetchAll(db, sql: """
                     SELECT type || ' ' || name || ' ' || coalesce(sql, '') FROM sqlite_master

@@ -1,8 +1,9 @@
+import DatabaseFile
 import Decoders
 import Foundation
 @testable import Library
-import TestSupport
 import Testing
+import TestSupport
 
 @Suite("Library scan")
 struct ScanTests {
@@ -117,7 +118,7 @@ struct ScanTests {
     func missingMusicDirectory() async throws {
         let fixture = try LibraryFixture()
         _ = try await fixture.openLibrary().scan()
-        let elsewhere = Library(database: try LibraryDatabase(stateDirectory: fixture.state.path),
+        let elsewhere = Library(database: try FermataDatabase(stateDirectory: fixture.state.path, schema: .library),
                                 musicDirectory: fixture.state.path + "/no-such-dir")
         await #expect(throws: LibraryError.self) { try await elsewhere.scan() }
         #expect(try await elsewhere.count().first?.songs == LibraryFixture.count)

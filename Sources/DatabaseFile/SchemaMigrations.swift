@@ -1,7 +1,7 @@
 import GRDB
 
-/// The ordered, named schema migrations of the state database: the library's first, then any other module's
-/// (the queue and player state, "v2-queue"…) appended after them.
+/// The ordered, named schema migrations of the state database file: the library's first, then the state's (queue,
+/// player state, outputs, practice) appended after them (`DatabaseSchema.library`, `DatabaseSchema.state`).
 ///
 /// A value type, built once before the database opens. A migration's name and body never change once shipped;
 /// a schema change is a new migration. Bookkeeping is GRDB's own (`grdb_migrations`), so `makeMigrator()` gives a
@@ -46,7 +46,7 @@ public struct SchemaMigrations: Sendable {
         steps.append(Step(name: name, migrate: migrate))
     }
 
-    /// A GRDB migrator holding the same migrations (for tools and tests; `apply(to:)` is what the library uses).
+    /// A GRDB migrator holding the same migrations (for tools and tests; `apply(to:)` is what `FermataDatabase` uses).
     public func makeMigrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         for step in steps { migrator.registerMigration(step.name, migrate: step.migrate) }

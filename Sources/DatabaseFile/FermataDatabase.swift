@@ -1,15 +1,17 @@
 import Foundation
 import GRDB
 
-/// The state database, `library.sqlite` in the state directory: opened once per process, in WAL mode with
-/// `synchronous=NORMAL` and a busy timeout, and migrated (or refused, when a newer Fermata wrote it) before anything
-/// else touches it.
+/// The state database file, `library.sqlite` in the state directory, which holds the library's tables and the
+/// state's (queue, player state, outputs, practice): opened once per process, in WAL mode with `synchronous=NORMAL`
+/// and a busy timeout, and migrated (or refused, when a newer Fermata wrote it) before anything else touches it. What
+/// is in it is the `DatabaseSchema` it is opened with; this type owns only the file and its connections.
 ///
 /// Sendable; share the one instance. Its `pool` serialises writes on GRDB's writer queue and runs reads
 /// concurrently, so any thread or task may use it (blocking calls belong off the cooperative pool: use GRDB's async
 /// `read`/`write`, as `Library` does).
-public final class LibraryDatabase: Sendable {
-    /// The database file's name inside the state directory.
+public final class FermataDatabase: Sendable {
+    /// The database file's name inside the state directory (the library's tables came first; the name stays so that
+    /// existing installations open the same file).
     public static let fileName = "library.sqlite"
 
     /// Why the database could not be opened.
@@ -30,29 +32,22 @@ public final class LibraryDatabase: Sendable {
     public let path: String
     /// Migrations applied by this open (empty when the file was current), for logging.
     public let appliedMigrations: [String]
-    /// Counts the commits that changed tracks or directories (`Library.contentVersion`); registered on the writer
-    /// when the database opens, so no change can come before it.
-    let changes = ContentVersion()
 
-    /// Opens (creating if needed) `stateDirectory/library.sqlite` and brings it up to date: the library's
-    /// migrations, then those `extraMigrations` appends. A database that records a migration this binary does not
-    /// know throws `SchemaMigrations.Failure.newerSchema`; an older one is migrated in one transaction.
-    public convenience init(
-        stateDirectory: String, extraMigrations: (inout SchemaMigrations) -> Void = { _ in }
-    ) throws {
+    /// Opens (creating if needed) `stateDirectory/library.sqlite` and brings it up to date with `schema`'s
+    /// migrations. A database that records a migration this binary does not know throws
+    /// `SchemaMigrations.Failure.newerSchema`; an older one is migrated in one transaction.
+    public convenience init(stateDirectory: String, schema: DatabaseSchema) throws {
         if let reason = Self.makeDirectories(stateDirectory) {
             throw OpenError.stateDirectory(path: stateDirectory, reason: reason)
         }
-        try self.init(path: stateDirectory + "/" + Self.fileName, extraMigrations: extraMigrations)
+        try self.init(path: stateDirectory + "/" + Self.fileName, schema: schema)
     }
 
     /// Opens the database at an explicit file path (tests and tools); same behaviour as `init(stateDirectory:)`.
-    public init(path: String, extraMigrations: (inout SchemaMigrations) -> Void = { _ in }) throws {
+    public init(path: String, schema: DatabaseSchema) throws {
         self.path = path
-        pool = try DatabasePool(path: path, configuration: Self.configuration())
-        appliedMigrations = try Self.migrations(extra: extraMigrations).apply(to: pool)
-        let changes = changes
-        pool.writeWithoutTransaction { $0.add(transactionObserver: changes, extent: .databaseLifetime) }
+        pool = try DatabasePool(path: path, configuration: Self.configuration(schema))
+        appliedMigrations = try schema.migrations.apply(to: pool)
     }
 
     /// Creates `path` and its missing parents (mode 0755); nil when it is a directory now, else what stood in the way
@@ -73,24 +68,11 @@ public final class LibraryDatabase: Sendable {
         return nil
     }
 
-    /// The library's migrations followed by `extra`'s.
-    public static func migrations(extra: (inout SchemaMigrations) -> Void = { _ in }) -> SchemaMigrations {
-        var migrations = SchemaMigrations()
-        LibraryMigrations.register(in: &migrations)
-        extra(&migrations)
-        return migrations
-    }
-
-    /// A GRDB migrator with the library's migrations followed by `extra`'s (tests build earlier schemas with it).
-    public static func makeMigrator(extra: (inout SchemaMigrations) -> Void = { _ in }) -> DatabaseMigrator {
-        migrations(extra: extra).makeMigrator()
-    }
-
-    /// The connection settings every connection gets: busy timeout, `synchronous=NORMAL`, the SQL functions the
-    /// searches use.
-    public static func configuration() -> Configuration {
+    /// The connection settings every connection gets: busy timeout, `synchronous=NORMAL`, then `schema`'s own
+    /// set-up (the SQL functions the library's searches use).
+    public static func configuration(_ schema: DatabaseSchema) -> Configuration {
         var configuration = Configuration()
-        configuration.label = "fermata.library"
+        configuration.label = "fermata.state"
         configuration.busyMode = .timeout(10)
         configuration.maximumReaderCount = 3
         configuration.prepareDatabase { db in
@@ -100,7 +82,7 @@ public final class LibraryDatabase: Sendable {
             // a frame (4,120 bytes) covers page-cache pages only partly, and once those pages are evicted every such
             // write first reads them back from the disk (+10 ms on a 10,000-entry queue edit).
             try db.execute(sql: "PRAGMA journal_size_limit = 0")
-            db.add(function: SearchFunctions.fold)
+            for setup in schema.connectionSetups { try setup(db) }
         }
         return configuration
     }
