@@ -20,6 +20,10 @@ final class ContentVersion: TransactionObserver, Sendable {
 
     func databaseDidChange(with event: DatabaseEvent) { changed.withLock { $0 = true } }
 
+    /// Changes GRDB could not see row by row: the scan writer's statements bound through SQLite's C API, reported
+    /// with `Database.notifyChanges(in:)`.
+    func databaseDidChange() { changed.withLock { $0 = true } }
+
     func databaseDidCommit(_ db: Database) {
         let wasChanged = changed.withLock { flag in
             defer { flag = false }

@@ -80,7 +80,11 @@ final class ScanWriter {
             defer { prepared = nil }
             firstInserted = nil
             let identityBefore = nextIdentity
+            let tracksBefore = added + updated
             for outcome in batch { try write(outcome, db) }
+            // The track rows went through SQLite's C API, which GRDB's observers do not see: say so, or the
+            // library's content version (and every listing cached against it) would miss a retagged file.
+            if added + updated != tracksBefore { try db.notifyChanges(in: Table("track")) }
             if let firstInserted, !searchIndex.rebuildPending { try SearchIndex.add(from: firstInserted, db) }
             if nextIdentity != identityBefore {
                 try db.execute(sql: "UPDATE scan_state SET next_identity = ? WHERE id = 1", arguments: [nextIdentity])
