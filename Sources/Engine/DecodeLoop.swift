@@ -57,8 +57,8 @@ final class DecodeLoop {
         tailBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         headBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         mixBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
-        clickScratch = FixedBuffer(count: chunk * channels, repeating: 0)
-        overlayScratch = FixedBuffer(count: chunk * channels, repeating: 0)
+        clickScratch = FixedBuffer(zeroedCount: chunk * channels)
+        overlayScratch = FixedBuffer(zeroedCount: chunk * channels)
         overlayBytes = FixedBuffer(byteCount: chunk * frameBytes)
     }
 
