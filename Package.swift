@@ -197,7 +197,7 @@ let package = Package(
             ]
         ),
         // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
-        .testTarget(name: "DaemonE2ETests", dependencies: ["TestSupport", "MPDProtocol"]),
+        .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
         .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
         .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
         .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),

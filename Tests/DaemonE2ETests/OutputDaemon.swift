@@ -1,3 +1,4 @@
+import AudioCore
 import Foundation
 import Synchronization
 import Testing
@@ -111,10 +112,11 @@ final class FIFOReader: Sendable {
     private struct State {
         var data: [UInt8] = []
         var done = false
-        var finished = false
     }
 
     private let state = Mutex(State())
+    /// Reads until `finish`, then closes the FIFO; `finish` joins it.
+    private let reader = WorkerThread()
 
     /// Creates the FIFO when missing and opens it (non-blocking, so no writer is needed yet).
     init(path: String, stallAfter: Int? = nil) throws {
@@ -123,12 +125,10 @@ final class FIFOReader: Sendable {
         }
         let fd = open(path, O_RDONLY | O_NONBLOCK)
         guard fd >= 0 else { throw MPDTestClient.Failure(description: "open \(path): \(errno)") }
-        let thread = Thread { [self] in
+        reader.start(name: "fifo-reader") { [self] in
             loop(fd: fd, stallAfter: stallAfter)
             close(fd)
-            state.withLock { $0.finished = true }
         }
-        thread.start()
     }
 
     private func loop(fd: Int32, stallAfter: Int?) {
@@ -146,10 +146,10 @@ final class FIFOReader: Sendable {
 
     var bytes: [UInt8] { state.withLock { $0.data } }
 
-    /// Stops reading and closes the FIFO (blocking, briefly).
+    /// Stops reading and closes the FIFO: returns once the reading thread has ended (blocking, briefly).
     func finish() {
         state.withLock { $0.done = true }
-        while !state.withLock({ $0.finished }) { usleep(1_000) }
+        reader.join()
     }
 }
 
