@@ -82,11 +82,13 @@ public struct DaemonRuntime: Sendable {
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
+        let server = MPDServer(configuration: try serverConfiguration(), backend: backend,
+                               logger: Logger(label: "fermata.mpd"))
         var services: [any Service] = [
             PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
                           notifier: notifier, store: store, logger: logger),
             BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
-            MPDServer(configuration: try serverConfiguration(), backend: backend, logger: Logger(label: "fermata.mpd")),
+            server,
         ]
         if let profile = controls.profile {
             let controlsLogger = Logger(label: "fermata.controls")
@@ -101,7 +103,13 @@ public struct DaemonRuntime: Sendable {
             services.append(MusicDirectoryWatch(path: musicPath, player: player, library: library, saved: saved,
                                                 policy: policy, scanOnStart: config.scanOnStart, logger: logger))
         }
-        notifier.ready(status: "ready")
+        // READY=1 once the control port and socket accept connections, not before: a unit ordered after this one
+        // (or `systemctl start fermata && mpc play`) talks MPD at once. A bind that fails stops the group instead.
+        let announcing = Task {
+            guard (try? await server.listeningAddresses()) != nil else { return }
+            notifier.ready(status: "ready")
+        }
+        defer { announcing.cancel() }
         let group = ServiceGroup(configuration: .init(services: services.map { .init(service: $0) },
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
