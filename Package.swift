@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "DaemonTests",
             dependencies: [
-                "Daemon", "StateDatabase", "DatabaseFile", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
+                "Daemon", "StateDatabase", "DatabaseFile", "Library", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
                 "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
             ]
         ),

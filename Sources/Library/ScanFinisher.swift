@@ -4,12 +4,14 @@ import GRDB
 /// The last step of a complete scan, once the whole tree has been seen: removes tracks whose files are gone (their
 /// identities stay in `missing_identity`, their custom metadata with them), gives new files the identity of a missing
 /// file with the same audio (a move, a rename, a disk that came back), forgets identities missing for 30 days that
-/// nobody annotated, drops directories that vanished or hold nothing, and replaces the walk's own issues.
+/// nobody annotated (stickers here; the state database's practice tables keep theirs with a trigger of their own,
+/// `PracticeMigrations.keepPractisedIdentities`), drops directories that vanished or hold nothing, and replaces the
+/// walk's own issues.
 ///
 /// Not thread-safe: used by the scan thread only, after the walkers and readers are joined. Writes in transactions of
 /// a few hundred rows.
 struct ScanFinisher {
-    /// Identities missing for longer than this, with no custom metadata or stickers, are deleted.
+    /// Identities missing for longer than this, with no stickers (or practice data, in the state database), are deleted.
     static let forgetAfter: Int64 = 30 * 24 * 3600
 
     let pool: DatabasePool

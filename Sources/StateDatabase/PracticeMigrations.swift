@@ -33,4 +33,17 @@ enum PracticeMigrations {
                 """)
         }
     }
+
+    /// The library forgets an identity missing for 30 days that nothing refers to (`ScanFinisher`); it knows its own
+    /// stickers but not these tables (the module graph runs one way). This trigger makes the purge skip an identity
+    /// with practice time or memory, so a file away for longer (a card in a drawer, a disk unplugged for the summer)
+    /// comes back to its statistics, loop and tempo. An identity a file carries again is deleted from
+    /// `missing_identity` as before (the library moves it to the track first).
+    static let keepPractisedIdentities = """
+        CREATE TRIGGER practice_keeps_missing_identity BEFORE DELETE ON missing_identity
+        WHEN NOT EXISTS (SELECT 1 FROM track WHERE identity_id = OLD.id)
+            AND (EXISTS (SELECT 1 FROM practice_memory WHERE subject = 'identity:' || OLD.id)
+                 OR EXISTS (SELECT 1 FROM practice_time WHERE identity_id = OLD.id))
+        BEGIN SELECT RAISE(IGNORE); END;
+        """
 }

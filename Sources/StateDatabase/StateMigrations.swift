@@ -54,5 +54,8 @@ enum StateMigrations {
             try db.execute(sql: "ALTER TABLE player_state ADD COLUMN position_seq INTEGER NOT NULL DEFAULT 0")
         }
         migrations.register("v4-queue-segments", QueueSegmentsMigration.migrate)
+        migrations.register("v5-practice-keeps-identities") { db in
+            try db.execute(sql: PracticeMigrations.keepPractisedIdentities)
+        }
     }
 }
