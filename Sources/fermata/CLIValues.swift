@@ -99,3 +99,15 @@ extension DeviceFormatSetting: ExpressibleByArgument {
     public init?(argument: String) { self.init(text: argument) }
     public var defaultValueDescription: String { description }
 }
+
+/// The words of a command that takes signed numbers (`seek -5`, `volume -10`, `loop nudge a -250`), parsed with
+/// `.allUnrecognized` so a negative number is not an unknown option. That strategy also keeps the `--` a shell user
+/// types before a negative number (`seek -- -5`) as a word: `dropTerminator` takes the first one out.
+enum SignedWords {
+    static func dropTerminator(_ words: [String]) -> [String] {
+        guard let index = words.firstIndex(of: "--") else { return words }
+        var rest = words
+        rest.remove(at: index)
+        return rest
+    }
+}

@@ -7,10 +7,12 @@ struct TempoCommand: ParsableCommand {
         commandName: "tempo", abstract: "Show or set the speed without pitch change (50-150 %, steps of 5).")
     @OptionGroup var connection: ConnectionOptions
     @Argument(parsing: .allUnrecognized, help: "New speed in percent, or +N / -N.") var words: [String] = []
+    /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
+    var arguments: [String] { SignedWords.dropTerminator(words) }
 
     func validate() throws {
-        guard words.count <= 1 else { throw ValidationError("give at most one speed: N, +N or -N") }
-        if let value = words.first, Self.step(value) == nil {
+        guard arguments.count <= 1 else { throw ValidationError("give at most one speed: N, +N or -N") }
+        if let value = arguments.first, Self.step(value) == nil {
             throw ValidationError("speed must be a percentage (50-150), or +N / -N up to 100")
         }
     }
@@ -19,7 +21,7 @@ struct TempoCommand: ParsableCommand {
 
     func run() throws {
         try withConnection(connection) { client in
-            if let step = words.first.flatMap(Self.step) { _ = try client.command("tempo \(step.text)") }
+            if let step = arguments.first.flatMap(Self.step) { _ = try client.command("tempo \(step.text)") }
             print("tempo \(dictionary(try client.command("tempo"))["tempo"] ?? "-") %")
         }
     }

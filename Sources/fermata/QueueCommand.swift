@@ -113,27 +113,32 @@ struct SearchCommand: ParsableCommand {
 struct LoopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "loop", abstract: "Set, nudge or clear the A-B loop.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "a, b, clear, cycle, nudge a|b MS, or set A B [COUNT] (seconds).") var words: [String]
+    // `.allUnrecognized`: `loop nudge a -5` is a signed step, not an unknown option (as `seek -5`, `volume -5`).
+    @Argument(parsing: .allUnrecognized, help: "a, b, clear, cycle, nudge a|b MS, or set A B [COUNT] (seconds).")
+    var words: [String]
+    /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
+    var arguments: [String] { SignedWords.dropTerminator(words) }
 
     func run() throws {
         let line: String
-        switch words.first {
+        switch arguments.first {
         case "a": line = "loop_a"
         case "b": line = "loop_b"
         case "clear": line = "loop_clear"
         case "cycle": line = "loop_cycle"
-        case "nudge" where words.count == 3:
-            guard ["a", "b"].contains(words[1]), let ms = Int(words[2]), abs(ms) <= 600_000 else {
+        case "nudge" where arguments.count == 3:
+            // A range check, not `abs`: `abs(Int.min)` traps.
+            guard ["a", "b"].contains(arguments[1]), let ms = Int(arguments[2]), (-600_000...600_000).contains(ms) else {
                 throw ValidationError("use: loop nudge a|b MS (signed milliseconds, at most 600000)")
             }
-            line = "loop_nudge \(words[1]) \(ms)"
-        case "set" where (3...4).contains(words.count):
-            guard let a = SeekTime(words[1]), let b = SeekTime(words[2]), a.direction == .absolute,
+            line = "loop_nudge \(arguments[1]) \(ms)"
+        case "set" where (3...4).contains(arguments.count):
+            guard let a = SeekTime(arguments[1]), let b = SeekTime(arguments[2]), a.direction == .absolute,
                   b.direction == .absolute, b.seconds > a.seconds else {
                 throw ValidationError("use: loop set A B [COUNT] with 0 <= A < B, in seconds or m:ss")
             }
-            let count = words.count == 4 ? Int(words[3]) : nil
-            if words.count == 4, !(0...1_000_000).contains(count ?? -1) {
+            let count = arguments.count == 4 ? Int(arguments[3]) : nil
+            if arguments.count == 4, !(0...1_000_000).contains(count ?? -1) {
                 throw ValidationError("COUNT must be a whole number from 0 to 1000000")
             }
             line = "loop_set \(a.seconds) \(b.seconds)" + (count.map { " \($0)" } ?? "")

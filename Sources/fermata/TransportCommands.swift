@@ -41,16 +41,18 @@ struct SeekCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "seek", abstract: "Seek: 1:30, 90, +10 or -5 seconds.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(parsing: .allUnrecognized, help: "Position in seconds or m:ss; +N/-N is relative.") var words: [String]
+    /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
+    var arguments: [String] { SignedWords.dropTerminator(words) }
 
     func validate() throws {
-        guard words.count == 1 else { throw ValidationError("give one TIME: 1:30, 90, +10 or -5") }
-        guard SeekTime(words[0]) != nil else {
+        guard arguments.count == 1 else { throw ValidationError("give one TIME: 1:30, 90, +10 or -5") }
+        guard SeekTime(arguments[0]) != nil else {
             throw ValidationError("TIME must be seconds, m:ss or h:mm:ss (at most 240 hours), optionally with + or -")
         }
     }
 
     func run() throws {
-        guard let time = SeekTime(words[0]) else { return }
+        guard let time = SeekTime(arguments[0]) else { return }
         try SimpleCommand.send(connection, "seekcur " + time.protocolArgument)
     }
 }
@@ -60,10 +62,12 @@ struct VolumeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "volume", abstract: "Show or set the volume (0-100).")
     @OptionGroup var connection: ConnectionOptions
     @Argument(parsing: .allUnrecognized, help: "New volume, or +N / -N.") var words: [String] = []
+    /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
+    var arguments: [String] { SignedWords.dropTerminator(words) }
 
     func validate() throws {
-        guard words.count <= 1 else { throw ValidationError("give at most one volume: N, +N or -N") }
-        if let value = words.first, Self.step(value) == nil {
+        guard arguments.count <= 1 else { throw ValidationError("give at most one volume: N, +N or -N") }
+        if let value = arguments.first, Self.step(value) == nil {
             throw ValidationError("volume must be 0-100, or +N / -N up to 100")
         }
     }
@@ -71,7 +75,7 @@ struct VolumeCommand: ParsableCommand {
     static func step(_ text: String) -> StepValue? { StepValue(text, absolute: 0...100, step: -100...100) }
 
     func run() throws {
-        let step = words.first.flatMap(Self.step)
+        let step = arguments.first.flatMap(Self.step)
         try withConnection(connection) { client in
             if let step { _ = try client.command(step.relative ? "volume \(step.value)" : "setvol \(step.value)") }
             print("volume \(dictionary(try client.command("status"))["volume"] ?? "-")")

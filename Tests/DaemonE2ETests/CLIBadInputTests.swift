@@ -25,6 +25,9 @@ struct CLIBadInputTests {
                 (["tempo", "+9223372036854775807"], "speed must be"),
                 (["loop", "set", "0", "1e300"], "loop set A B"),
                 (["loop", "nudge", "a", "99999999999"], "loop nudge"),
+                // `abs(Int.min)` trapped (SIGILL, exit 132), with or without the `--`.
+                (["loop", "nudge", "a", "-9223372036854775808"], "loop nudge"),
+                (["loop", "nudge", "b", "--", "-9223372036854775808"], "loop nudge"),
                 (["countin", "4", "--bpm", "nan"], "--bpm must be"),
             ]
             for (arguments, message) in refused {

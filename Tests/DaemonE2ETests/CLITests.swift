@@ -93,6 +93,9 @@ struct CLITests {
             #expect(set.status == 0 && set.output == "volume 40\n", "\(set)")
             #expect(try await daemon.status()["volume"] == "40")
             #expect(try await daemon.fermata("volume", "+5").output == "volume 45\n")
+            // A negative step, with the `--` a shell user types before it (it used to be taken as a TIME word).
+            #expect(try await daemon.fermata("volume", "--", "-10").output == "volume 35\n")
+            #expect(try await daemon.fermata("volume", "+10").output == "volume 45\n")
             #expect(try await daemon.fermata("volume").output == "volume 45\n")
             #expect(try await daemon.fermata("status").output.contains("volume   45  "))
         }
@@ -115,6 +118,9 @@ struct CLITests {
 
                 """, "\(looping)")
             #expect(try await daemon.ok("loop_status")["loop_start"] != nil)
+            // A signed step: `-100` used to be refused as an unknown option.
+            #expect(try await daemon.fermata("loop", "nudge", "b", "-100").status == 0)
+            #expect(try await daemon.ok("loop_status")["loop_end"].flatMap(Double.init).map { abs($0 - 0.3) < 0.001 } == true)
             #expect(try await daemon.fermata("loop", "clear").status == 0)
             #expect(try await daemon.ok("loop_status")["loop_start"] == nil)
             #expect(try await daemon.fermata("status").output.contains("loop") == false)

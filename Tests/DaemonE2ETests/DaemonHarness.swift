@@ -112,7 +112,9 @@ final class Daemon: Sendable {
     func fermata(_ arguments: String...) async throws -> ProgramResult { try await fermata(arguments: arguments) }
 
     func fermata(arguments: [String]) async throws -> ProgramResult {
-        let arguments = arguments + ["--socket", socketPath]
+        // Before a `--` (after it every word is an argument, as for any Unix tool), else at the end.
+        let split = arguments.firstIndex(of: "--") ?? arguments.endIndex
+        let arguments = Array(arguments[..<split]) + ["--socket", socketPath] + arguments[split...]
         return try await onThread { try Programs.run(Programs.built("fermata"), arguments) }
     }
 
