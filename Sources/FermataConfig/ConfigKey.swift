@@ -13,8 +13,13 @@ struct ConfigKey: Sendable {
 
     static var all: [ConfigKey] {
         [
-            text("paths.music", \.musicDirectory, "Music directory (read-only for Fermata)."),
-            text("paths.state", \.stateDirectory, "State directory: the database lives here (must be writable)."),
+            // Empty would mean the current directory for the music and `/` for the database (`"" + "/library.sqlite"`).
+            text("paths.music", \.musicDirectory, "Music directory (read-only for Fermata).") {
+                $0.isEmpty ? "must not be empty (a directory)" : nil
+            },
+            text("paths.state", \.stateDirectory, "State directory: the database lives here (must be writable).") {
+                $0.isEmpty ? "must not be empty (a directory)" : nil
+            },
             text("audio.output", \.output, "ALSA PCM name (plughw:CARD=...,DEV=0), `null` (paced, discarded) or file:PATH.") {
                 $0.isEmpty ? "must not be empty" : nil
             },

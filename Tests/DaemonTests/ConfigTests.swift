@@ -99,6 +99,9 @@ import TestSupport
         for good in ["127.0.0.1:6600", "[::1]:6600", "0.0.0.0:1", "localhost:65535", ""] {
             #expect(error("[mpd]\nlisten = \"\(good)\"\n") == nil, "\(good)")
         }
+        // An empty state directory wrote the database to `/library.sqlite`.
+        #expect(error("[paths]\nstate = \"\"\n")?.message == "must not be empty (a directory)")
+        #expect(error("[paths]\nmusic = \"\"\n")?.message == "must not be empty (a directory)")
         #expect(error("[audio\n")?.line == 1)
         #expect(error("[audio]\nvolume = 5\nvolume = 6\n")?.message == "set twice")
         #expect(error("[paths]\nmusic = \"/x\n")?.message == "unterminated string")
@@ -110,6 +113,7 @@ import TestSupport
         #expect(config.resume == .off)
         #expect(config.origins["playback.resume"] == "--resume")
         #expect(throws: ConfigError.self) { try config.override("playback.checkpoint_interval", with: "soon", flag: "--checkpoint-interval") }
+        #expect(throws: ConfigError.self) { try config.override("paths.state", with: "", flag: "--state") }
     }
 
     @Test func documentedDefaultsParseBackToTheDefaults() throws {
