@@ -34,6 +34,13 @@ public struct DaemonRuntime: Sendable {
     }
 
     public func run() async throws {
+        // First of all: a second fermatad on this state directory stops here, before it touches the database or
+        // the socket of the one already running.
+        let lock = try StateDirectoryLock.acquire(in: config.stateDirectory)
+        if case let .unavailable(reason) = lock {
+            logger.warning("state directory not locked against a second fermatad (\(reason))")
+        }
+        defer { withExtendedLifetime(lock) {} }
         let database = try StateDatabaseOpener.open(stateDirectory: config.stateDirectory, logger: logger)
         let store = StateStore(database: database, logger: logger)
         let head = try await store.loadHead()
