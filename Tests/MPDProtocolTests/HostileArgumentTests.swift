@@ -143,6 +143,12 @@ import Testing
             ("count_in \(Self.int64Max)", "Number too large: \(Self.int64Max)"),
             ("count_in -1", "count-in beats must be 1-16"),
             ("count_in 4 400", nil),
+            // A word out of place was ignored (OK, and the count-in set without it).
+            ("count_in 4 100 bogus", "count_in BEATS [BPM|tag] [each], or off"),
+            ("count_in 4 each 100", "count_in BEATS [BPM|tag] [each], or off"),
+            ("count_in 4 each each", "count_in BEATS [BPM|tag] [each], or off"),
+            ("count_in 4 tag each", nil),
+            ("count_in 4 each", nil),
             ("speed_trainer 70 5 \(Self.int64Max) 100", "Number too large: \(Self.int64Max)"),
             ("speed_trainer \(Self.int64Max) 5 2 100", "tempos must be 50-150 %"),
             ("speed_trainer 70 \(Self.int64Min) 2 100", "step 1-50 %, every 1 or more passes"),

@@ -59,14 +59,20 @@ enum FermataCommands {
             try await c.backend.perform(.countIn(nil))
             return
         }
+        let usage = "count_in BEATS [BPM|tag] [each], or off"
         let beats = try ArgumentParser.int(c.arguments[0], in: 1...16, "count-in beats must be 1-16")
+        // BEATS, then at most a tempo, then at most `each`, in that order: a word out of place (`count_in 4 each 100`,
+        // `count_in 4 100 bogus`) is refused rather than ignored.
+        var rest = c.arguments.dropFirst()
+        let each = rest.last == "each"
+        if each { rest.removeLast() }
+        guard rest.count <= 1, !rest.contains("each") else { throw MPDError.badArgument(usage) }
         var bpm: Double?
-        if let text = c.argument(1), text != "tag", text != "each" {
+        if let text = rest.first, text != "tag" {
             bpm = try ArgumentParser.number(
-                text, in: 20...400, invalid: "count_in BEATS [BPM|tag] [each], or off",
-                outOfRange: "count-in tempo must be 20-400 BPM")
+                text, in: 20...400, invalid: usage, outOfRange: "count-in tempo must be 20-400 BPM")
         }
-        let plan = CountInPlan(beats: beats, bpm: bpm, beforeEachPass: c.arguments.dropFirst().contains("each"))
+        let plan = CountInPlan(beats: beats, bpm: bpm, beforeEachPass: each)
         if let problem = plan.problem { throw MPDError.badArgument(problem) }
         try await c.backend.perform(.countIn(plan))
     }
