@@ -3,6 +3,8 @@ import Synchronization
 
 /// Slows password guessing down: each refused `password` from a peer is answered only after a delay that doubles with
 /// the peer's consecutive failures (`first`, 2 × `first`, … up to `cap`); an accepted password forgets the peer.
+/// A peer's refusals are answered one after another, each its delay after the one before: guessing on 30 connections
+/// at once gets the answers no faster than on one (it used to get all 30 within `cap`: 20 guesses a second).
 ///
 /// Peers are keyed by remote IP address for TCP (all connections from one address share the count, so opening more
 /// connections does not reset it) and by one key for the Unix socket. A peer quiet for `forgetAfter` starts again at
@@ -14,6 +16,8 @@ final class PasswordThrottle: Sendable {
     private struct Peer {
         var failures: Int
         var last: NIODeadline
+        /// When the peer's latest refusal is answered; the next one is answered its own delay after that.
+        var answered: NIODeadline
     }
 
     static let maxPeers = 4096
@@ -30,16 +34,16 @@ final class PasswordThrottle: Sendable {
 
     /// Records a refused password from `peer`; returns how long to wait before answering it.
     func refused(_ peer: String, now: NIODeadline = .now()) -> TimeAmount {
-        let failures = peers.withLock { peers in
-            var entry = peers[peer] ?? Peer(failures: 0, last: now)
+        peers.withLock { peers in
+            var entry = peers[peer] ?? Peer(failures: 0, last: now, answered: now)
             if now - entry.last > Self.forgetAfter { entry.failures = 0 }
             entry.failures += 1
             entry.last = now
+            entry.answered = max(now, entry.answered) + delay(afterFailures: entry.failures)
             peers[peer] = entry
             if peers.count > Self.maxPeers { Self.forgetStalest(&peers, now: now) }
-            return entry.failures
+            return entry.answered - now
         }
-        return delay(afterFailures: failures)
     }
 
     /// An accepted password: `peer` starts from scratch.

@@ -119,14 +119,46 @@ import Testing
         try await harness.stop()
     }
 
+    /// Guessing on many connections at once is no faster than on one: the answers from one address go out one delay
+    /// after another. It used to answer all of them within the cap (30 connections: 20 guesses a second).
+    @Test func parallelGuessesFromOneAddressAreAnsweredOneAfterAnother() async throws {
+        let harness = try await ServerHarness.start { configuration in
+            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
+            configuration.passwordFailureDelay = .milliseconds(20)
+            configuration.maxPasswordFailureDelay = .milliseconds(100)
+        }
+        let port = harness.port
+        let connections = 12
+        let clients = try await onThread { try (0..<connections).map { _ in try MPDTestClient(port: port) } }
+        let started = ContinuousClock.now
+        let answers = try await withThrowingTaskGroup(of: String.self) { group in
+            for client in clients { group.addTask { try await onThread { try client.exchange("password guess") } } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(answers == Array(repeating: "ACK [3@0] {password} incorrect password\n", count: connections))
+        // 20 + 40 + 80 + 9 × 100 ms: at least 1.04 s before the last answer, however fast the machine.
+        #expect(elapsed >= .milliseconds(1_040), "\(connections) simultaneous guesses answered in \(elapsed)")
+        try await harness.stop()
+    }
+
     @Test func theThrottleDoublesUpToItsCapPerPeerAndForgets() {
         let throttle = PasswordThrottle(first: .milliseconds(100), cap: .seconds(3))
         let now = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
-        let delays = (0..<8).map { _ in throttle.refused("10.0.0.1", now: now).nanoseconds / 1_000_000 }
+        // A client that waits for each answer before guessing again.
+        var clock = now
+        let delays = (0..<8).map { _ in
+            let delay = throttle.refused("10.0.0.1", now: clock)
+            clock = clock + delay
+            return delay.nanoseconds / 1_000_000
+        }
         #expect(delays == [100, 200, 400, 800, 1_600, 3_000, 3_000, 3_000])
+        // Guesses sent at the same moment (on many connections) are answered one delay after another.
+        let simultaneous = (0..<4).map { _ in throttle.refused("10.0.0.3", now: now).nanoseconds / 1_000_000 }
+        #expect(simultaneous == [100, 300, 700, 1_500])
         #expect(throttle.refused("10.0.0.2", now: now) == .milliseconds(100), "another address has its own count")
         throttle.accepted("10.0.0.1")
-        #expect(throttle.refused("10.0.0.1", now: now) == .milliseconds(100), "a right password starts again")
+        #expect(throttle.refused("10.0.0.1", now: clock) == .milliseconds(100), "a right password starts again")
         let later = now + PasswordThrottle.forgetAfter + .seconds(1)
         #expect(throttle.refused("10.0.0.2", now: later) == .milliseconds(100), "a quiet peer starts again")
         #expect(throttle.delay(afterFailures: 1_000) == .seconds(3))
