@@ -16,8 +16,9 @@ struct BackgroundTasks: Service {
         await withDiscardingTaskGroup { group in
             group.addTask { await backend.forwardChanges() }
             group.addTask {
-                // It reads every page: not while a restart resumes and answers its first clients.
-                try? await Task.sleep(for: .seconds(2))
+                // It reads every page: not while a restart resumes and answers its first clients. A stop during the
+                // wait skips it (the cancelled check used to log "cannot check the state database" as an error).
+                guard (try? await Task.sleep(for: .seconds(2))) != nil else { return }
                 await StateDatabaseOpener.verifyInBackground(library.database, logger: logger)
             }
             if scanOnStart {

@@ -29,6 +29,15 @@ public final class MPDServer: Service, Sendable {
     /// Why `run` could not start.
     public struct StartupError: Error, CustomStringConvertible {
         public var description: String
+
+        init(description: String) { self.description = description }
+
+        /// "cannot listen on 127.0.0.1:6600 (mpd.listen): Address already in use", not NIO's
+        /// "bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)".
+        init(listening place: String, _ error: any Error) {
+            let reason = (error as? IOError).map { String(cString: strerror($0.errnoCode)) } ?? "\(error)"
+            description = "cannot listen \(place): \(reason)"
+        }
     }
 
     public let configuration: MPDServerConfiguration
@@ -102,12 +111,20 @@ public final class MPDServer: Service, Sendable {
         do {
             if let tcp = configuration.tcp {
                 let bootstrap = makeBootstrap(registry: tcpRegistry)
-                listeners.append(try await bootstrap.bind(host: tcp.host, port: tcp.port).get())
+                do {
+                    listeners.append(try await bootstrap.bind(host: tcp.host, port: tcp.port).get())
+                } catch {
+                    throw StartupError(listening: "on \(tcp.host):\(tcp.port) (mpd.listen)", error)
+                }
             }
             if let path = configuration.unixSocketPath {
                 let bootstrap = makeBootstrap(registry: unixRegistry)
-                listeners.append(
-                    try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get())
+                do {
+                    listeners.append(
+                        try await bootstrap.bind(unixDomainSocketPath: path, cleanupExistingSocketFile: true).get())
+                } catch {
+                    throw StartupError(listening: "on the socket \(path) (mpd.socket)", error)
+                }
                 guard chmod(path, mode_t(configuration.unixSocketMode)) == 0 else {
                     throw StartupError(description: "chmod \(path) failed: errno \(errno)")
                 }

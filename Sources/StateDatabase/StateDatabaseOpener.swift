@@ -51,6 +51,8 @@ public enum StateDatabaseOpener {
             if check != "ok" {
                 logger.error("the state database fails its integrity check (\(check ?? "?")); run `fermata doctor`")
             }
+        } catch is CancellationError {
+            return  // the daemon is stopping: not a finding about the database
         } catch {
             logger.error("cannot check the state database: \(error)")
         }
