@@ -51,6 +51,13 @@ extension FermataBackend {
                 try await player.remove(resolving: { Set(try Self.entries(target, $0).map(\.id)) })
             case let .move(target, position):
                 try await move(target, to: position)
+            case let .swap(first, second):
+                try await player.swap(resolving: { view in
+                    let (a, b) = (try Self.entries(first, view), try Self.entries(second, view))
+                    guard a.count == 1, b.count == 1, let i = view.queue.index(of: a[0].id),
+                          let j = view.queue.index(of: b[0].id) else { throw MPDError.badSongIndex() }
+                    return (i, j)
+                })
             case .clear:
                 await player.clear()
             case let .shuffle(range):

@@ -93,6 +93,15 @@ public struct PlayQueue: Sendable, Equatable {
         touch(from: min(range.lowerBound, destination))
     }
 
+    /// Exchanges the entries at two positions (MPD `swap`); both count as changed for `plchanges`.
+    public mutating func swapAt(_ first: Int, _ second: Int) {
+        guard entries.indices.contains(first), entries.indices.contains(second), first != second else { return }
+        version += 1
+        entries.swapAt(first, second)
+        entries[first].version = version
+        entries[second].version = version
+    }
+
     public mutating func clear() {
         guard !entries.isEmpty else { return }
         version += 1

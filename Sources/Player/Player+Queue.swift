@@ -55,6 +55,15 @@ extension Player {
         await queueEdited(.reordered)
     }
 
+    /// Exchanges the entries at two positions (MPD `swap`); the playing entry plays on wherever it now stands.
+    public func swapAt(_ first: Int, _ second: Int) async throws {
+        guard (0..<queue.count).contains(first), (0..<queue.count).contains(second) else {
+            throw ActionError.invalidValue("bad song index")
+        }
+        editQueue { queue, _ in queue.swapAt(first, second) }
+        await queueEdited(.reordered)
+    }
+
     public func clear() async {
         if transport.isStopped { moveCursor(to: nil) } else { await stop(clearingCursor: true) }
         editQueue { queue, _ in queue.clear() }

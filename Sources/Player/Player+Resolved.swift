@@ -48,6 +48,12 @@ extension Player {
         try await self.move(move.range, to: move.destination)
     }
 
+    /// Exchanges the two entries at the positions `resolve` names.
+    public func swap(resolving resolve: QueueResolver<(Int, Int)>) async throws {
+        let (first, second) = try resolve(queueView())
+        try await swapAt(first, second)
+    }
+
     /// Reorders the range `resolve` names (nil: the whole queue).
     public func shuffle(resolving resolve: QueueResolver<Range<Int>?>) async throws {
         await shuffle(try resolve(queueView()))

@@ -263,7 +263,7 @@ enum ProtocolFuzzCorpus {
         "seekcur": ["0.5"], "seekid": ["1", "0.5"], "setvol": ["80"], "shuffle": ["0:3"], "single": ["0"],
         "speed_trainer": ["80", "5", "2", "100"], "stats": [], "status": [],
         "sticker": ["set", "song", MusicFixture.uno.path, "rating", "5"], "stickernames": [],
-        "stickernamestypes": ["song"], "stickertypes": [], "stop": [],
+        "stickernamestypes": ["song"], "stickertypes": [], "stop": [], "swap": ["0", "1"], "swapid": ["1", "2"],
         "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "update": ["Beta"],
         "urlhandlers": [], "volume": ["+5"],
     ]

@@ -335,7 +335,7 @@ struct FuzzRun: Sendable {
     /// Commands that may change the queue, and those of them that may remove entries (consume: the player does).
     static let queueEditors: Set<String> = [
         "add", "addid", "clear", "consume", "delete", "deleteid", "findadd", "load", "move", "moveid", "searchadd",
-        "shuffle",
+        "shuffle", "swap", "swapid",
     ]
     static let queueRemovers: Set<String> = ["clear", "consume", "delete", "deleteid"]
 

@@ -37,6 +37,7 @@ import Testing
             tagtypes urlhandlers decoders ping close password binarylimit sticker albumart readpicture idle
             loop_a loop_b loop_clear loop_nudge
             playlistlength searchcount searchplaylist protocol stickernames stickertypes stickernamestypes
+            swap swapid
             """
         for name in required.split(whereSeparator: \.isWhitespace) {
             #expect(CommandTable.lookup(String(name)) != nil, "missing \(name)")

@@ -50,6 +50,11 @@ extension InMemoryBackend {
             let index = try insertionIndex(position, count: queue.count)
             queue.insert(contentsOf: moving, at: index)
             bumpVersion(from: min(range.lowerBound, index))
+        case let .swap(first, second):
+            let (a, b) = (try indices(first), try indices(second))
+            guard a.count == 1, b.count == 1 else { throw MPDError.badSongIndex() }
+            queue.swapAt(a.lowerBound, b.lowerBound)
+            bumpVersion(from: min(a.lowerBound, b.lowerBound))
         case .clear:
             queue.removeAll()
             player.entryID = nil

@@ -96,6 +96,8 @@ public enum CommandTable {
         CommandSpec("stickernamestypes", .admin, 0, 1, StickerCommands.namesTypes),
         CommandSpec("stickertypes", .admin, 0, 0, StickerCommands.types),
         CommandSpec("stop", .control, 0, 0, PlaybackCommands.stop),
+        CommandSpec("swap", .control, 2, 2, QueueCommands.swap),
+        CommandSpec("swapid", .control, 2, 2, QueueCommands.swapID),
         CommandSpec("tagtypes", .none, 0, nil, ConnectionCommands.tagTypes),
         CommandSpec("tempo", .control, 0, 1, FermataCommands.tempo),
         CommandSpec("toggleoutput", .admin, 1, 1, OutputCommands.toggle),

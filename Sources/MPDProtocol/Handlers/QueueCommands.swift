@@ -52,6 +52,17 @@ enum QueueCommands {
         try await c.backend.editQueue(.move(.id(try c.entryID(0)), to: try c.insertPosition(1)))
     }
 
+    /// `swap POS1 POS2`: MPD answers a position past the end with `Bad song index`.
+    static func swap(_ c: inout CommandContext) async throws {
+        let (first, second) = (try c.unsigned(0), try c.unsigned(1))
+        try await c.backend.editQueue(.swap(.positions(.single(first)), .positions(.single(second))))
+    }
+
+    /// `swapid ID1 ID2`: an id not in the queue is `No such song`.
+    static func swapID(_ c: inout CommandContext) async throws {
+        try await c.backend.editQueue(.swap(.id(try c.entryID(0)), .id(try c.entryID(1))))
+    }
+
     static func clear(_ c: inout CommandContext) async throws { try await c.backend.editQueue(.clear) }
 
     static func shuffle(_ c: inout CommandContext) async throws {

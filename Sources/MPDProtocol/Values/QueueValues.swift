@@ -63,6 +63,8 @@ public enum QueueEdit: Sendable, Hashable {
     case delete(QueueTarget)
     /// Moves the addressed entries (kept in order) so the first lands at `to`, counted after removal as MPD does.
     case move(QueueTarget, to: QueueInsertPosition)
+    /// Exchanges two single entries (MPD `swap` by positions, `swapid` by ids); the rest stays where it is.
+    case swap(QueueTarget, QueueTarget)
     case clear
     /// Shuffles the whole queue or a range of it.
     case shuffle(PositionRange?)
