@@ -50,8 +50,9 @@ public struct ConfigError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `FILE:LINE: key: message`; `FILE: message` for the file as a whole (line 0).
     public var description: String {
-        "\(file):\(line): " + (key.map { "\($0): " } ?? "") + message
+        (line > 0 ? "\(file):\(line): " : "\(file): ") + (key.map { "\($0): " } ?? "") + message
     }
 }
 
@@ -65,6 +66,7 @@ public enum ConfigFile {
         var entries: [ConfigEntry] = []
         var section = ""
         var seen: Set<String> = []
+        var sections: Set<String> = []
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = index + 1
             var scanner = Scanner(Array(raw.utf8), file: file, line: line)
@@ -72,6 +74,10 @@ public enum ConfigFile {
             if scanner.atEndOrComment { continue }
             if scanner.peek == UInt8(ascii: "[") {
                 section = try scanner.sectionHeader()
+                // TOML defines a table once; a second `[audio]` further down was read as more of the first.
+                guard sections.insert(section).inserted else {
+                    throw ConfigError(file: file, line: line, key: nil, message: "[\(section)] is defined twice")
+                }
                 continue
             }
             let key = try scanner.bareKey()
@@ -175,6 +181,17 @@ private struct Scanner {
             if let integer = Int(digits) { return .integer(integer) }
             if let float = Double(digits), digits.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
                 return .float(float)
+            }
+            // TOML's special floats: read, then refused by the key's range ("must be between …").
+            switch digits {
+            case "nan", "+nan", "-nan": return .float(.nan)
+            case "inf", "+inf": return .float(.infinity)
+            case "-inf": return .float(-.infinity)
+            default: break
+            }
+            let unsigned = digits.first == "+" || digits.first == "-" ? digits.dropFirst() : Substring(digits)
+            if !unsigned.isEmpty, unsigned.allSatisfy({ $0.isASCII && $0.isNumber }) {
+                throw fail("the number \(word) is too large", key: key)
             }
             throw fail(word.isEmpty ? "missing value" : "cannot read value '\(word)' (strings need quotes)", key: key)
         }

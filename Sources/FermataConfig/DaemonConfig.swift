@@ -44,13 +44,23 @@ public struct DaemonConfig: Sendable, Equatable {
 
     public init() {}
 
+    /// Why `path` cannot be read, in the system's words ("No such file or directory", "Permission denied").
+    static func unreadable(_ path: String) -> String {
+        var info = stat()
+        if stat(path, &info) != 0 { return String(cString: strerror(errno)) }
+        if info.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
+        if access(path, R_OK) != 0 { return String(cString: strerror(errno)) }
+        return "it could not be read"
+    }
+
     /// Loads `file` over the defaults. A missing file is an error only when `required` (an explicit `--config`).
     public static func load(file: String?, required: Bool) throws(ConfigError) -> DaemonConfig {
         var config = DaemonConfig()
         guard let file else { return config }
         guard let data = FileManager.default.contents(atPath: file) else {
             if required || FileManager.default.fileExists(atPath: file) {
-                throw ConfigError(file: file, line: 0, key: nil, message: "cannot read the configuration file")
+                throw ConfigError(file: file, line: 0, key: nil,
+                                  message: "cannot read the configuration file: \(Self.unreadable(file))")
             }
             return config
         }

@@ -15,6 +15,23 @@ import TestSupport
         do { _ = try load(text); return nil } catch let error as ConfigError { return error } catch { return nil }
     }
 
+    /// An explicit `--config` that cannot be read says why, without a line number (it said ":0: cannot read the
+    /// configuration file").
+    @Test func anUnreadableFileSaysWhy() throws {
+        #expect(throws: ConfigError.self) { try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: true) }
+        do {
+            _ = try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: true)
+        } catch {
+            #expect(error.description == "/nonexistent/fermata.toml: cannot read the configuration file: No such file or directory")
+        }
+        let dir = try TemporaryDirectory()
+        do {
+            _ = try DaemonConfig.load(file: dir.path, required: true)
+        } catch {
+            #expect(error.description == "\(dir.path): cannot read the configuration file: it is a directory")
+        }
+    }
+
     @Test func noFileMeansDefaults() throws {
         let config = try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: false)
         #expect(config == DaemonConfig())
@@ -102,6 +119,13 @@ import TestSupport
         // An empty state directory wrote the database to `/library.sqlite`.
         #expect(error("[paths]\nstate = \"\"\n")?.message == "must not be empty (a directory)")
         #expect(error("[paths]\nmusic = \"\"\n")?.message == "must not be empty (a directory)")
+        // A table defined twice was read as one; TOML's special floats and too-large integers said "strings need quotes".
+        #expect(error("[audio]\nvolume = 5\n[mpd]\n[audio]\nperiods = 3\n")?.message == "[audio] is defined twice")
+        #expect(error("[audio]\nvolume = 5\n[mpd]\n[audio]\nperiods = 3\n")?.line == 4)
+        #expect(error("[mpd]\nmax_connections = 99999999999999999999\n")?.message
+            == "the number 99999999999999999999 is too large")
+        #expect(error("[playback]\ncheckpoint_interval = nan\n")?.message.hasPrefix("must be between") == true)
+        #expect(error("[playback]\ncheckpoint_interval = -inf\n")?.message.hasPrefix("must be between") == true)
         #expect(error("[audio\n")?.line == 1)
         #expect(error("[audio]\nvolume = 5\nvolume = 6\n")?.message == "set twice")
         #expect(error("[paths]\nmusic = \"/x\n")?.message == "unterminated string")
