@@ -53,8 +53,13 @@ struct PlayCommand: AsyncParsableCommand {
     var files: [String] = []
     @OptionGroup var connection: ConnectionOptions
 
-    /// No files, or one number: the daemon's queue.
-    var remote: Bool { files.isEmpty || (files.count == 1 && Int(files[0]) != nil) }
+    /// No files, or one number: the daemon's queue. Any run of digits counts (`play 99999999999999999999` is a
+    /// position out of range, not a file of that name).
+    var remote: Bool {
+        guard files.count == 1 else { return files.isEmpty }
+        let digits = files[0].first == "+" || files[0].first == "-" ? files[0].dropFirst() : Substring(files[0])
+        return !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber }
+    }
 
     /// The queue position asked for (`fermata play 3`), checked: 0 and negatives are refused.
     func queuePosition() throws -> QueuePosition? {
@@ -74,6 +79,13 @@ struct PlayCommand: AsyncParsableCommand {
         if remote {
             try SimpleCommand.send(connection, try queuePosition().map { "play \($0.index)" } ?? "play")
             return
+        }
+        // Not one file that can be opened (a typo in every name): say so and fail, rather than play nothing and
+        // exit 0. A file that opens but does not decode is skipped while playing, as before.
+        let unreadable = files.compactMap { path in access(path, R_OK) == 0 ? nil : "\(path): \(String(cString: strerror(errno)))" }
+        if unreadable.count == files.count {
+            FileHandle.standardError.write(Data(("fermata play: nothing to play\n" + unreadable.map { "  \($0)\n" }.joined()).utf8))
+            throw ExitCode(66)
         }
         LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
         var logger = Logger(label: "fermata.play")

@@ -18,6 +18,8 @@ struct CLIBadInputTests {
                 (["queue", "rm", "99999999999999999999"], "from 1 to 2147483647"),
                 (["queue", "move", "0", "1"], "positions start at 1"),
                 (["play", "0"], "positions start at 1"),
+                // Was taken for a file name (`Int` could not read it) and "played" nothing.
+                (["play", "99999999999999999999"], "from 1 to 2147483647"),
                 (["seek", "1e300"], "TIME must be"),
                 (["seek", "+nan"], "TIME must be"),
                 (["seek", "1:75"], "TIME must be"),

@@ -47,6 +47,17 @@ import TestSupport
         #expect(samples == signal)
     }
 
+    /// A typo in every file name used to play nothing and exit 0.
+    @Test
+    func noReadableFileExits66NamingEachOne() async throws {
+        let dir = try TemporaryDirectory()
+        let (status, stderr) = try await run(["play", "--output", "null", dir.file("missing.flac"), dir.file("gone.wav")])
+        #expect(status == 66)
+        #expect(stderr.contains("nothing to play"), "\(stderr)")
+        #expect(stderr.contains("\(dir.file("missing.flac")): No such file or directory"), "\(stderr)")
+        #expect(stderr.contains("\(dir.file("gone.wav")): No such file or directory"), "\(stderr)")
+    }
+
     @Test
     func rejectsBadOptionsWithAMessage() async throws {
         let (status, stderr) = try await run(["play", "--volume", "150", "x.flac"])
