@@ -21,7 +21,11 @@ struct DoctorCommand: ParsableCommand {
         var settings = DaemonConfig()
         do {
             settings = try DaemonConfig.load(file: config, required: false)
-            findings.append(Finding(ok: true, what: "configuration \(config) is valid"))
+            // The places fermatad itself would use: run by a normal user with no file, that user's own.
+            UserPlaces.applyForNormalUser(to: &settings)
+            findings.append(Finding(ok: true, what: settings.file == nil
+                ? "no configuration file at \(config): the built-in defaults are used"
+                : "configuration \(config) is valid"))
         } catch {
             findings.append(Finding(ok: false, what: "configuration: \(error)", fix: "edit \(config) at that line"))
         }

@@ -101,6 +101,23 @@ struct CLITests {
         }
     }
 
+    /// `doctor` with no configuration file said "configuration /etc/fermata/fermata.toml is valid"; a bad file is
+    /// named with its line and exit status 4.
+    @Test func doctorSaysWhetherAConfigurationFileIsUsed() async throws {
+        try await Daemon.with { daemon async throws in
+            let dir = try TemporaryDirectory()
+            let missing = try await daemon.fermata("doctor", "--config", dir.file("none.toml"))
+            #expect(missing.output.contains("ok    no configuration file at \(dir.file("none.toml")): the built-in defaults are used"),
+                    "\(missing)")
+            #expect(missing.output.contains("ok    fermatad answers on its control socket"), "\(missing)")
+            try "[audio]\nvolume = 500\n".write(toFile: dir.file("bad.toml"), atomically: true, encoding: .utf8)
+            let bad = try await daemon.fermata("doctor", "--config", dir.file("bad.toml"))
+            #expect(bad.status == 4)
+            #expect(bad.output.contains("FIX   configuration: \(dir.file("bad.toml")):2: audio.volume: must be between 0 and 100"),
+                    "\(bad)")
+        }
+    }
+
     @Test func loopShowsInStatus() async throws {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add \"\(M.uno.path)\"")
