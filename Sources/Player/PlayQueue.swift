@@ -95,7 +95,8 @@ public struct PlayQueue: Sendable, Equatable {
 
     /// Exchanges the entries at two positions (MPD `swap`); both count as changed for `plchanges`.
     public mutating func swapAt(_ first: Int, _ second: Int) {
-        guard entries.indices.contains(first), entries.indices.contains(second), first != second else { return }
+        // `swap N N` changes nothing but, as in MPD, is still a new queue version.
+        guard entries.indices.contains(first), entries.indices.contains(second) else { return }
         version += 1
         entries.swapAt(first, second)
         entries[first].version = version
