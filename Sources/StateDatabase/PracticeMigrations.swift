@@ -38,8 +38,12 @@ enum PracticeMigrations {
     /// stickers but not these tables (the module graph runs one way). This trigger makes the purge skip an identity
     /// with practice time or memory, so a file away for longer (a card in a drawer, a disk unplugged for the summer)
     /// comes back to its statistics, loop and tempo. An identity a file carries again is deleted from
-    /// `missing_identity` as before (the library moves it to the track first).
+    /// `missing_identity` as before (the library moves it to the track first). The index keeps the check a lookup:
+    /// without it each deleted row read the whole of `practice_time`. The library's `INSERT OR REPLACE` into the
+    /// table does not fire the trigger as long as `recursive_triggers` is off (SQLite's and GRDB's default); with it
+    /// on, the trigger would ignore REPLACE's delete and the insert would fail.
     static let keepPractisedIdentities = """
+        CREATE INDEX practice_time_identity ON practice_time(identity_id);
         CREATE TRIGGER practice_keeps_missing_identity BEFORE DELETE ON missing_identity
         WHEN NOT EXISTS (SELECT 1 FROM track WHERE identity_id = OLD.id)
             AND (EXISTS (SELECT 1 FROM practice_memory WHERE subject = 'identity:' || OLD.id)
