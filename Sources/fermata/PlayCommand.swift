@@ -82,7 +82,7 @@ struct PlayCommand: AsyncParsableCommand {
         }
         // Not one file that can be opened (a typo in every name): say so and fail, rather than play nothing and
         // exit 0. A file that opens but does not decode is skipped while playing, as before.
-        let unreadable = files.compactMap { path in access(path, R_OK) == 0 ? nil : "\(path): \(String(cString: strerror(errno)))" }
+        let unreadable = files.compactMap(Self.unplayable)
         if unreadable.count == files.count {
             FileHandle.standardError.write(Data(("fermata play: nothing to play\n" + unreadable.map { "  \($0)\n" }.joined()).utf8))
             throw ExitCode(66)
@@ -116,6 +116,13 @@ struct PlayCommand: AsyncParsableCommand {
         engine.shutdown()
         _ = await events.value
         if let error = await player.status().lastError, !quiet { logger.notice("last problem: \(error)") }
+    }
+
+    /// Why `path` cannot be played here (missing, unreadable, a directory), or nil.
+    static func unplayable(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, access(path, R_OK) == 0 else { return "\(path): \(String(cString: strerror(errno)))" }
+        return info.st_mode & S_IFMT == S_IFREG ? nil : "\(path): not a file"
     }
 
     private func applyLoop(_ player: Player, entry: EntryID, _ a: Double, _ b: Double, logger: Logger) async throws {

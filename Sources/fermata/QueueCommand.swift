@@ -121,11 +121,12 @@ struct LoopCommand: ParsableCommand {
 
     func run() throws {
         let line: String
+        // One word for a, b, clear and cycle: `.allUnrecognized` hands a mistyped option (`--sokcet`) over as a word.
         switch arguments.first {
-        case "a": line = "loop_a"
-        case "b": line = "loop_b"
-        case "clear": line = "loop_clear"
-        case "cycle": line = "loop_cycle"
+        case "a" where arguments.count == 1: line = "loop_a"
+        case "b" where arguments.count == 1: line = "loop_b"
+        case "clear" where arguments.count == 1: line = "loop_clear"
+        case "cycle" where arguments.count == 1: line = "loop_cycle"
         case "nudge" where arguments.count == 3:
             // A range check, not `abs`: `abs(Int.min)` traps.
             guard ["a", "b"].contains(arguments[1]), let ms = Int(arguments[2]), (-600_000...600_000).contains(ms) else {

@@ -30,6 +30,8 @@ struct CLIBadInputTests {
                 // `abs(Int.min)` trapped (SIGILL, exit 132), with or without the `--`.
                 (["loop", "nudge", "a", "-9223372036854775808"], "loop nudge"),
                 (["loop", "nudge", "b", "--", "-9223372036854775808"], "loop nudge"),
+                // A mistyped option is a word to `.allUnrecognized`: refused, not `loop_clear` on the default daemon.
+                (["loop", "clear", "--sokcet", "/nonexistent"], "use: loop a | b"),
                 (["countin", "4", "--bpm", "nan"], "--bpm must be"),
             ]
             for (arguments, message) in refused {

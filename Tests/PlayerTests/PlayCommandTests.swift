@@ -56,6 +56,8 @@ import TestSupport
         #expect(stderr.contains("nothing to play"), "\(stderr)")
         #expect(stderr.contains("\(dir.file("missing.flac")): No such file or directory"), "\(stderr)")
         #expect(stderr.contains("\(dir.file("gone.wav")): No such file or directory"), "\(stderr)")
+        let folder = try await run(["play", "--output", "null", dir.path])
+        #expect(folder.0 == 66 && folder.1.contains("\(dir.path): not a file"), "\(folder)")
     }
 
     @Test
