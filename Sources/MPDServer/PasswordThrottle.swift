@@ -4,7 +4,9 @@ import Synchronization
 /// Slows password guessing down: each refused `password` from a peer is answered only after a delay that doubles with
 /// the peer's consecutive failures (`first`, 2 × `first`, … up to `cap`); an accepted password forgets the peer.
 /// A peer's refusals are answered one after another, each its delay after the one before: guessing on 30 connections
-/// at once gets the answers no faster than on one (it used to get all 30 within `cap`: 20 guesses a second).
+/// at once gets the answers no faster than on one (it used to get all 30 within `cap`: 20 guesses a second). No answer
+/// waits longer than `maxWait`, so a local process hammering the shared Unix-socket key delays another local
+/// client's wrong password by at most that (the limit of 100 connections then allows 100 guesses a minute).
 ///
 /// Peers are keyed by remote IP address for TCP (all connections from one address share the count, so opening more
 /// connections does not reset it) and by one key for the Unix socket. A peer quiet for `forgetAfter` starts again at
@@ -22,6 +24,7 @@ final class PasswordThrottle: Sendable {
 
     static let maxPeers = 4096
     static let forgetAfter = TimeAmount.minutes(10)
+    static let maxWait = TimeAmount.seconds(60)
 
     let first: TimeAmount
     let cap: TimeAmount
@@ -39,7 +42,7 @@ final class PasswordThrottle: Sendable {
             if now - entry.last > Self.forgetAfter { entry.failures = 0 }
             entry.failures += 1
             entry.last = now
-            entry.answered = max(now, entry.answered) + delay(afterFailures: entry.failures)
+            entry.answered = min(max(now, entry.answered) + delay(afterFailures: entry.failures), now + Self.maxWait)
             peers[peer] = entry
             if peers.count > Self.maxPeers { Self.forgetStalest(&peers, now: now) }
             return entry.answered - now

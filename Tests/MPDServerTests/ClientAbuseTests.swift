@@ -156,6 +156,11 @@ import Testing
         // Guesses sent at the same moment (on many connections) are answered one delay after another.
         let simultaneous = (0..<4).map { _ in throttle.refused("10.0.0.3", now: now).nanoseconds / 1_000_000 }
         #expect(simultaneous == [100, 300, 700, 1_500])
+        // ... but none waits longer than `maxWait`: from the 6th on they come 3 s apart (the 23rd at 57.1 s), so the
+        // 24th to the 30th are all answered at 60 s.
+        let queued = (0..<30).map { _ in throttle.refused("10.0.0.4", now: now) }
+        #expect(queued[22] == .milliseconds(57_100))
+        #expect(queued[23...].allSatisfy { $0 == PasswordThrottle.maxWait })
         #expect(throttle.refused("10.0.0.2", now: now) == .milliseconds(100), "another address has its own count")
         throttle.accepted("10.0.0.1")
         #expect(throttle.refused("10.0.0.1", now: clock) == .milliseconds(100), "a right password starts again")
