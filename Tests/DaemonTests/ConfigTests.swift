@@ -18,18 +18,14 @@ import TestSupport
     /// An explicit `--config` that cannot be read says why, without a line number (it said ":0: cannot read the
     /// configuration file").
     @Test func anUnreadableFileSaysWhy() throws {
-        #expect(throws: ConfigError.self) { try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: true) }
-        do {
-            _ = try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: true)
-        } catch {
-            #expect(error.description == "/nonexistent/fermata.toml: cannot read the configuration file: No such file or directory")
+        let missing = #expect(throws: ConfigError.self) {
+            try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: true)
         }
+        #expect(missing?.description
+            == "/nonexistent/fermata.toml: cannot read the configuration file: No such file or directory")
         let dir = try TemporaryDirectory()
-        do {
-            _ = try DaemonConfig.load(file: dir.path, required: true)
-        } catch {
-            #expect(error.description == "\(dir.path): cannot read the configuration file: it is a directory")
-        }
+        let directory = #expect(throws: ConfigError.self) { try DaemonConfig.load(file: dir.path, required: true) }
+        #expect(directory?.description == "\(dir.path): cannot read the configuration file: it is a directory")
     }
 
     @Test func noFileMeansDefaults() throws {
