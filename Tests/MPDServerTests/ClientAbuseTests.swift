@@ -67,14 +67,19 @@ import Testing
         #expect(configuration.maxUnixSocketConnections > 0)
     }
 
+    /// A server whose only password is `secret` (nothing allowed without it), wrong ones delayed from `first` to `cap`.
+    static func passwordServer(first: TimeAmount, cap: TimeAmount, logs: LogCollector? = nil) async throws -> ServerHarness {
+        try await ServerHarness.start(logs: logs) { configuration in
+            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
+            configuration.passwordFailureDelay = first
+            configuration.maxPasswordFailureDelay = cap
+        }
+    }
+
     @Test func wrongPasswordsAreDelayedMoreAndMoreAndLoggedOnce() async throws {
         let logs = LogCollector()
         let first = TimeAmount.milliseconds(50)
-        let harness = try await ServerHarness.start(logs: logs) { configuration in
-            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
-            configuration.passwordFailureDelay = first
-            configuration.maxPasswordFailureDelay = .milliseconds(400)
-        }
+        let harness = try await Self.passwordServer(first: first, cap: .milliseconds(400), logs: logs)
         let port = harness.port
         let guesses = 6
         // 50 + 100 + 200 + 400 + 400 + 400 ms: each refusal waits twice the last, up to the cap.
@@ -100,11 +105,7 @@ import Testing
     }
 
     @Test func pipelinedGuessesWaitTooAndReadNothingMeanwhile() async throws {
-        let harness = try await ServerHarness.start { configuration in
-            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
-            configuration.passwordFailureDelay = .milliseconds(100)
-            configuration.maxPasswordFailureDelay = .seconds(1)
-        }
+        let harness = try await Self.passwordServer(first: .milliseconds(100), cap: .seconds(1))
         let port = harness.port
         let (answers, elapsed) = try await onThread {
             let client = try MPDTestClient.raw(port: port)
@@ -122,11 +123,7 @@ import Testing
     /// Guessing on many connections at once is no faster than on one: the answers from one address go out one delay
     /// after another. It used to answer all of them within the cap (30 connections: 20 guesses a second).
     @Test func parallelGuessesFromOneAddressAreAnsweredOneAfterAnother() async throws {
-        let harness = try await ServerHarness.start { configuration in
-            configuration.session = SessionConfig(passwords: ["secret": .all], defaultPermissions: .none)
-            configuration.passwordFailureDelay = .milliseconds(20)
-            configuration.maxPasswordFailureDelay = .milliseconds(100)
-        }
+        let harness = try await Self.passwordServer(first: .milliseconds(20), cap: .milliseconds(100))
         let port = harness.port
         let connections = 12
         let clients = try await onThread { try (0..<connections).map { _ in try MPDTestClient(port: port) } }
