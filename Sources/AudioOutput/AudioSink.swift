@@ -38,9 +38,10 @@ public protocol AudioSink: AnyObject {
     func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult
     /// Pauses or resumes in place; false when the device cannot (the caller drops instead).
     func pause(_ on: Bool) -> Bool
-    /// Discards everything buffered, at once, and makes the device ready for new data.
+    /// Discards everything buffered, at once, and makes the device ready for new data: a paused device is left
+    /// unpaused (ALSA's drop + prepare), which `OutputMachine` relies on after a flush while paused.
     func drop()
-    /// Blocks until everything written has been played.
+    /// Blocks until everything written has been played; the device is then ready and not paused.
     func drain()
     /// Frames written but not yet heard.
     var delayFrames: Int { get }

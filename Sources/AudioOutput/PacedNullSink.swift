@@ -56,15 +56,20 @@ public final class PacedNullSink: AudioSink {
         return true
     }
 
+    /// As ALSA's drop + prepare: the buffer is emptied and the device is left ready, not paused. It used to stay
+    /// paused, and the engine (which relies on that contract) then wrote to a paused device for ever: `write` accepts
+    /// nothing while paused, so the output thread spun and playback stayed frozen at 0:00.
     public func drop() {
         buffered = 0
+        paused = false
         stamp = MonotonicClock.seconds()
     }
 
     public func drain() {
         advance()
-        MonotonicClock.sleep(seconds: buffered / Double(rate))
+        MonotonicClock.sleep(seconds: paused ? 0 : buffered / Double(rate))
         buffered = 0
+        paused = false
     }
 
     public var delayFrames: Int {

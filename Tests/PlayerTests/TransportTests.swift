@@ -134,6 +134,20 @@ import Testing
         await rig.finish()
     }
 
+    /// Paused, a seek past the end of the track, then resume: the next entry plays from its start (the engine's side of
+    /// `SeekPastTheEndTests`, which reproduced the freeze through the daemon's null output).
+    @Test func aSeekPastTheEndWhilePausedPlaysTheNextEntryOnResume() async throws {
+        let rig = try await Rig(seconds: [20, 30])
+        try await rig.player.perform(.playEntry(rig.ids[0]))
+        _ = try await rig.until { $0.entryID == rig.ids[0] && $0.sourceFrame > 44_100 }
+        try await rig.player.perform(.pause)
+        try await rig.player.perform(.seekEntry(rig.ids[0], seconds: 30))
+        try await rig.player.perform(.play)
+        let next = try await rig.until { $0.entryID == rig.ids[1] && $0.sourceFrame > 44_100 / 2 }
+        #expect(next.entryID == rig.ids[1] && next.sourceFrame > 44_100 / 2, "heard \(next)")
+        await rig.finish()
+    }
+
     @Test func gaplessHandOverPublishesTheNextEntry() async throws {
         // The second entry long enough that a poll starved for seconds still sees it: with 4 s, a clean-clone CI run
         // with the machine loaded missed it once (the queue had played out before the polling task ran again).
