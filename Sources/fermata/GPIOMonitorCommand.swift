@@ -48,6 +48,10 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
             throw ValidationError("no board profile matches this machine: give --board FILE or --line NAME")
         }
         for line in lines where LineRef(parsing: line) == nil { throw ValidationError("bad --line '\(line)'") }
+        // Checked here: `Int(seconds * 1000)` traps on NaN, infinity or 1e300.
+        if let duration, !(duration > 0 && duration <= 86_400) {
+            throw ValidationError("--duration must be seconds from 0 to 86400")
+        }
     }
 
     func run() async throws {

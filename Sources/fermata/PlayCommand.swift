@@ -71,6 +71,13 @@ struct PlayCommand: AsyncParsableCommand {
     func validate() throws {
         if !(0...100).contains(volume) { throw ValidationError("--volume must be 0-100") }
         if !(50...150).contains(tempo) { throw ValidationError("--tempo must be 50-150") }
+        // The daemon's own ranges (ConfigKey) for the same settings; `--start` as a seek (finite, at most 240 h).
+        if !(start >= 0 && start <= 864_000) { throw ValidationError("--start must be seconds from 0 to 864000") }
+        if !(0...200).contains(crossfadeMs) { throw ValidationError("--crossfade-ms must be 0-200") }
+        if !(1...200).contains(periodMs) { throw ValidationError("--period-ms must be 1-200") }
+        if !(2...16).contains(periods) { throw ValidationError("--periods must be 2-16") }
+        if !(0...5000).contains(settleMs) { throw ValidationError("--settle-ms must be 0-5000") }
+        if let loopRepeat, !(0...1_000_000).contains(loopRepeat) { throw ValidationError("--loop-repeat must be 0-1000000") }
         _ = try loopSeconds()
         _ = try queuePosition()
     }
@@ -165,8 +172,9 @@ struct PlayCommand: AsyncParsableCommand {
     private func loopSeconds() throws -> (Double, Double)? {
         guard let loop else { return nil }
         let parts = loop.split(separator: ":").compactMap { Double($0) }
-        guard parts.count == 2, parts[0] >= 0, parts[1] > parts[0] else {
-            throw ValidationError("--loop must be A:B in seconds with A < B")
+        // At most a day: `Int64(seconds * rate)` traps on 1e15 s (and NaN never passes `>=`).
+        guard parts.count == 2, parts[0] >= 0, parts[1] > parts[0], parts[1] <= 86_400 else {
+            throw ValidationError("--loop must be A:B in seconds with 0 <= A < B <= 86400")
         }
         return (parts[0], parts[1])
     }

@@ -65,6 +65,22 @@ import TestSupport
         let (status, stderr) = try await run(["play", "--volume", "150", "x.flac"])
         #expect(status != 0)
         #expect(stderr.contains("--volume must be 0-100"))
+        // `--loop=5:1e15` trapped (Double → Int64, exit 132); the others were taken as they came.
+        let refused: [([String], String)] = [
+            (["--loop=5:1e15"], "--loop must be"), (["--loop=nan:5"], "--loop must be"),
+            (["--start=nan"], "--start must be"), (["--start=-5"], "--start must be"),
+            (["--crossfade-ms=-1"], "--crossfade-ms must be"), (["--periods=0"], "--periods must be"),
+            (["--period-ms=0"], "--period-ms must be"), (["--loop-repeat=-1"], "--loop-repeat must be"),
+        ]
+        for (options, message) in refused {
+            let (status, stderr) = try await run(["play", "--output", "null"] + options + ["x.flac"])
+            #expect(status == 64 && stderr.contains(message), "\(options): \(status) \(stderr)")
+        }
+        // `gpio monitor --duration nan` trapped the same way (`Int(seconds * 1000)`).
+        for duration in ["nan", "inf", "1e300", "-1"] {
+            let (status, stderr) = try await run(["gpio", "monitor", "--line", "GPIO17", "--duration=\(duration)"])
+            #expect(status == 64 && stderr.contains("--duration must be"), "\(duration): \(status) \(stderr)")
+        }
     }
 
     /// systemd and the shell stop a foreground `fermata play` with SIGTERM: it must stop playing and exit cleanly.
