@@ -18,7 +18,11 @@ extension FermataBackend {
         case let .add(type, uri, name, delta, ifMissing):
             try await requireSong(type, uri)
             try await library.updateSticker(path: uri, name: name) { current in
-                current.map { String(StickerComparison.integer($0) &+ Int64(delta)) } ?? String(ifMissing)
+                // Saturating: `inc` on 9223372036854775807 stays there (it wrapped to -9223372036854775808).
+                current.map { value in
+                    let (sum, overflow) = StickerComparison.integer(value).addingReportingOverflow(Int64(delta))
+                    return String(overflow ? (delta > 0 ? Int64.max : Int64.min) : sum)
+                } ?? String(ifMissing)
             }
         case let .delete(type, uri, name):
             try await requireSong(type, uri)
