@@ -3,7 +3,8 @@ import Glibc
 import MPDProtocol
 import StateDatabase
 
-/// Stored playlists as `.m3u` files (one URI per line) in `<state>/playlists`: readable and editable by hand, and
+/// Stored playlists as `.m3u` files (one URI per line, LF or CRLF) in `<state>/playlists`: readable and editable by
+/// hand (a line outside the music directory is skipped), and
 /// written crash-safely (temporary file, fsync, rename, fsync of the directory) so a power cut leaves either the old or
 /// the new list. Threads: any (each call works on whole files; the last rename wins).
 public struct PlaylistStore: Sendable {
@@ -29,8 +30,13 @@ public struct PlaylistStore: Sendable {
 
     public func read(_ name: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: path(name)) else { throw MPDError.noSuchPlaylist() }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n")
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        // `isNewline`, not "\n": a CRLF file (written on Windows) has "\r\n", one Character that "\n" never matches,
+        // so the whole file was read as one entry.
+        // A hand-edited line that points outside the music directory (`/etc/…`, `../…`) or holds a NUL is skipped,
+        // as `add` refuses it: it used to be loaded and played, and a NUL went out in protocol answers.
+        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") && URIValidator.isSafe($0) }
     }
 
     public func write(_ name: String, _ uris: [String]) throws {
