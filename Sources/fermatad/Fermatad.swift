@@ -63,6 +63,10 @@ struct Fermatad: AsyncParsableCommand {
             return handler
         }
         let logger = Logger(label: "fermatad")
+        // MPD reopens its log files on SIGHUP/SIGUSR1, so logrotate hooks written for it send them; fermatad logs to
+        // stderr (the journal) and has nothing to reopen. Their default action ended the jukebox without a word.
+        signal(SIGHUP, SIG_IGN)
+        signal(SIGUSR1, SIG_IGN)
         do {
             try await DaemonRuntime(config: settings, controls: controls, logger: logger, started: started).run()
         } catch {

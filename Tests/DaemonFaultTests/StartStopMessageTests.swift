@@ -34,6 +34,21 @@ import TestSupport
         #expect(!daemon.log.contains("cannot check the state database"), "\(daemon.log)")
     }
 
+    /// A logrotate hook written for MPD (`kill -HUP` or `-USR1` to reopen logs) ended fermatad without a log line.
+    @Test func hangupAndUser1DoNotEndTheDaemon() async throws {
+        let dir = try TemporaryDirectory(prefix: "fermata-fault-signals")
+        let daemon = try FermatadProcess(
+            arguments: ["--state", dir.file("state"), "--output", "null", "--music", dir.path, "--socket", ""],
+            port: TestSocket.freePort(), logPath: dir.file("fermatad.log"))
+        #expect(try await onThread { daemon.waitUntilAnswering(within: 30) } == .answering, "\(daemon.log)")
+        for signal in [SIGHUP, SIGUSR1] { kill(daemon.process.processIdentifier, signal) }
+        // Still there, and still answering, once the signals have surely been delivered (a ping round trip after).
+        let port = daemon.port
+        #expect(try await onThread { try MPDTestClient(port: port).ok("ping").isOK }, "\(daemon.log)")
+        #expect(daemon.isRunning, "\(daemon.log)")
+        #expect(try await onThread { daemon.stop() } == 0, "\(daemon.log)")
+    }
+
     /// A TCP socket listening on 127.0.0.1:`port`, standing for another program on that port.
     static func listen(port: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
