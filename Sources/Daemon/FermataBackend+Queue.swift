@@ -73,7 +73,10 @@ extension FermataBackend {
     /// Appending needs no look at the queue (a list of 10,000 `add`s: no queue view built for each).
     private func add(_ source: QueueSource, at position: QueueInsertPosition) async throws -> [EntryID] {
         let files = try await queueFiles(try await resolveFiles(source))
-        if position == .end { return await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), at: nil) }
+        if position == .end {
+            return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain),
+                                           resolvingPosition: { _ in nil })
+        }
         return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain),
                                        resolvingPosition: { try Self.insertionIndex(position, $0) })
     }
@@ -109,7 +112,10 @@ extension FermataBackend {
         }
         do {
             let entries = try await queueFiles(files)
-            await player.insert(uris: entries.map(\.uri), replayGain: entries.map(\.replayGain), at: nil)
+            try await player.insert(uris: entries.map(\.uri), replayGain: entries.map(\.replayGain),
+                                    resolvingPosition: { _ in nil })
+        } catch let error as Player.ActionError {
+            return (0, Self.mpdError(error))
         } catch {
             return (0, error)
         }

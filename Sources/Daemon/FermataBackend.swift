@@ -192,6 +192,7 @@ public final class FermataBackend: MPDBackend {
         case .noSuchEntry: .noSuchSong()
         case .emptyQueue: MPDError(.playerSync, "The queue is empty")
         case .notPlaying: MPDError(.playerSync, "Not playing")
+        case .queueFull: MPDError(.playlistMax, "Playlist is too large")  // MPD's words and code
         default: MPDError(.argument, error.description)
         }
     }

@@ -28,7 +28,15 @@ public struct PlaylistStore: Sendable {
 
     public func exists(_ name: String) -> Bool { FileManager.default.fileExists(atPath: path(name)) }
 
+    /// The largest playlist file read: a queue's worth (`Player.maxQueueLength` lines of ~100 bytes) and then some. A
+    /// 100 MB file used to be read whole (4.7 GB at its peak while loading).
+    static let maxFileBytes = 32 << 20
+
     public func read(_ name: String) throws -> [String] {
+        var info = stat()
+        if stat(path(name), &info) == 0, Int(info.st_size) > Self.maxFileBytes {
+            throw MPDError(.playlistMax, "Playlist is too large")
+        }
         guard let data = FileManager.default.contents(atPath: path(name)) else { throw MPDError.noSuchPlaylist() }
         // `isNewline`, not "\n": a CRLF file (written on Windows) has "\r\n", one Character that "\n" never matches,
         // so the whole file was read as one entry.

@@ -13,6 +13,8 @@ extension Player {
         case loopNeedsA
         case loopBBeforeA
         case invalidValue(String)
+        /// The insert would make the queue longer than `Player.maxQueueLength`; nothing was added.
+        case queueFull
 
         public var description: String {
             switch self {
@@ -22,6 +24,7 @@ extension Player {
             case .loopNeedsA: "set loop point A first"
             case .loopBBeforeA: "loop point B must come after A"
             case let .invalidValue(what): "invalid value: \(what)"
+            case .queueFull: "the queue holds at most \(Player.maxQueueLength) entries"
             }
         }
     }
