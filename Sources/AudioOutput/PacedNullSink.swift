@@ -45,6 +45,11 @@ public final class PacedNullSink: AudioSink {
             space = Double(bufferFrames) - buffered
         }
         let accepted = max(0, min(frames, Int(space)))
+        if accepted == 0 && paused {
+            // A full, paused device takes nothing: wait a period, as a blocked device would, so that a caller writing
+            // anyway (the engine once did, from a SCHED_FIFO thread) waits instead of spinning a core.
+            MonotonicClock.sleep(seconds: Double(max(1, periodFrames)) / Double(rate))
+        }
         buffered += Double(accepted)
         framesAccepted += accepted
         return .written(accepted)
