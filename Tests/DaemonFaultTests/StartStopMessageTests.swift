@@ -26,10 +26,7 @@ import TestSupport
     /// database: CancellationError()" as an error, which `journalctl -p warning` then showed as a fault.
     @Test func aStopRightAfterTheStartLogsNoError() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-fault-early-stop")
-        let daemon = try FermatadProcess(
-            arguments: ["--state", dir.file("state"), "--output", "null", "--music", dir.path, "--socket", ""],
-            port: TestSocket.freePort(), logPath: dir.file("fermatad.log"))
-        #expect(try await onThread { daemon.waitUntilAnswering(within: 30) } == .answering, "\(daemon.log)")
+        let daemon = try await Self.answeringDaemon(in: dir)
         #expect(try await onThread { daemon.stop() } == 0, "\(daemon.log)")
         #expect(!daemon.log.contains("cannot check the state database"), "\(daemon.log)")
     }
@@ -37,16 +34,22 @@ import TestSupport
     /// A logrotate hook written for MPD (`kill -HUP` or `-USR1` to reopen logs) ended fermatad without a log line.
     @Test func hangupAndUser1DoNotEndTheDaemon() async throws {
         let dir = try TemporaryDirectory(prefix: "fermata-fault-signals")
-        let daemon = try FermatadProcess(
-            arguments: ["--state", dir.file("state"), "--output", "null", "--music", dir.path, "--socket", ""],
-            port: TestSocket.freePort(), logPath: dir.file("fermatad.log"))
-        #expect(try await onThread { daemon.waitUntilAnswering(within: 30) } == .answering, "\(daemon.log)")
+        let daemon = try await Self.answeringDaemon(in: dir)
         for signal in [SIGHUP, SIGUSR1] { kill(daemon.process.processIdentifier, signal) }
         // Still there, and still answering, once the signals have surely been delivered (a ping round trip after).
         let port = daemon.port
         #expect(try await onThread { try MPDTestClient(port: port).ok("ping").isOK }, "\(daemon.log)")
         #expect(daemon.isRunning, "\(daemon.log)")
         #expect(try await onThread { daemon.stop() } == 0, "\(daemon.log)")
+    }
+
+    /// fermatad on the null output with `dir` for music and state, once it answers on its port.
+    static func answeringDaemon(in dir: TemporaryDirectory) async throws -> FermatadProcess {
+        let daemon = try FermatadProcess(
+            arguments: ["--state", dir.file("state"), "--output", "null", "--music", dir.path, "--socket", ""],
+            port: TestSocket.freePort(), logPath: dir.file("fermatad.log"))
+        try #require(try await onThread { daemon.waitUntilAnswering(within: 30) } == .answering, "\(daemon.log)")
+        return daemon
     }
 
     /// A TCP socket listening on 127.0.0.1:`port`, standing for another program on that port.

@@ -1,5 +1,7 @@
 import AudioCore
 import AudioOutput
+import Engine
+import Player
 import Synchronization
 
 /// What a `MemorySink` was given: every frame's bytes in order, and how many times the device was opened. Written by
@@ -90,4 +92,13 @@ final class MemorySink: AudioSink {
     func drop() {}
     func drain() {}
     var delayFrames: Int { 0 }
+}
+
+/// A player over an engine that writes to a `MemorySink` (no real-time priority), for tests of the queue and the
+/// modes that need no audio heard. Shut the engine down at the end.
+func playerOverMemory() -> (player: Player, engine: PlaybackEngine) {
+    var config = EngineConfig()
+    config.realtimePriority = nil
+    let engine = PlaybackEngine(sink: MemorySink(capacityBytes: 1 << 16), config: config)
+    return (Player(engine: engine), engine)
 }

@@ -10,12 +10,8 @@ import Testing
 /// An insert past `Player.maxQueueLength` adds nothing and says why; the queue up to the bound stays.
 @Suite struct QueueLimitTests {
     @Test func anInsertPastTheBoundAddsNothing() async throws {
-        let sink = MemorySink(capacityBytes: 1 << 16)
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: sink, config: config)
+        let (player, engine) = playerOverMemory()
         defer { engine.shutdown() }
-        let player = Player(engine: engine)
         let limit = Player.maxQueueLength
         func uris(_ count: Int) -> [String] { (0..<count).map { "a/\($0).flac" } }
         func add(_ count: Int) async throws {

@@ -11,12 +11,8 @@ import Testing
     /// Issue 15: `auto` was documented as MPD's (track gain in random order) and played album gain always. Failed
     /// on the old code: with random on, `auto` gave the album's −3 dB instead of the track's −6 dB.
     @Test func autoIsTrackGainInRandomOrderAndAlbumGainInListOrder() async throws {
-        let sink = MemorySink(capacityBytes: 1 << 16)
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: sink, config: config)
+        let (player, engine) = playerOverMemory()
         defer { engine.shutdown() }
-        let player = Player(engine: engine)
         let tagged = ReplayGainInfo(trackGain: -6, trackPeak: 0.1, albumGain: -3, albumPeak: 0.1)
         let untaggedAlbum = ReplayGainInfo(trackGain: -6, trackPeak: 0.1)
         _ = await player.insert(uris: ["/a.flac", "/b.flac"], replayGain: [tagged, untaggedAlbum], at: nil)
