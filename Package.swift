@@ -44,6 +44,11 @@ let package = Package(
         .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
         .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
         .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+        // FFmpeg's demuxer and AAC/ALAC decoders, loaded with dlopen (optional on a board): built against the
+        // headers of libavformat-dev and libavcodec-dev, linked against nothing of FFmpeg.
+        .target(name: "CAVShim", linkerSettings: [.linkedLibrary("dl")]),
         // SoundTouch's tempo change behind a C interface (SoundTouch has only a C++ API).
         .target(name: "CTimeStretch", linkerSettings: [.linkedLibrary("SoundTouch"), .linkedLibrary("stdc++")]),
         // eSpeak NG for spoken announcements, behind three C calls.
@@ -56,8 +61,8 @@ let package = Package(
         .target(name: "AudioCore", dependencies: ["CThreadShim"]),
         // Domain values and the control contract shared by every front end.
         .target(name: "FermataCore", dependencies: ["AudioCore"]),
-        // FLAC, Ogg Vorbis and WAV decoders behind one contract; tag readers beside them.
-        .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis"]),
+        // FLAC, Ogg Vorbis, Opus, MP3, AAC/ALAC (MP4) and WAV decoders behind one contract; tag readers beside them.
+        .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis", "CMPG123", "COpusFile", "CAVShim"]),
         // ALSA and paced-null sinks behind `AudioSink`.
         .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
         // The engine: decoder thread, output thread, gapless hand-over, loops, transport.

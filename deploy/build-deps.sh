@@ -5,8 +5,9 @@
 set -euo pipefail
 packages=(
     pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev  # build
-    libespeak-ng-dev                                                                                              # build
+    libespeak-ng-dev libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev                                  # build
     flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient               # tests and demo
+    lame mpg123 opus-tools ffmpeg atomicparsley python3-mutagen                                                   # lossy fixtures, reference decoders
 )
 [ "${1:-}" = "--bench" ] && packages+=(mpd sox python3-numpy)
 missing=()

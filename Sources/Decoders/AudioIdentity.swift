@@ -13,6 +13,10 @@ import Glibc
 /// - Ogg Vorbis: `vorbis:<hash>:<frames>`, a hash of the first 64 KiB of audio *packet* data (page headers left
 ///   out, so re-paginating the stream when its comments are rewritten does not change it) and the length in frames.
 ///
+/// - MP3: `mp3:<hash>:<bytes>` over the frames between the ID3v2 tag and any APEv2/ID3v1 tags.
+/// - AAC/ALAC: `aac:`/`alac:<hash>:<bytes>` over the `mdat` box (raw ADTS: the file after any ID3v2 tag).
+/// - Opus: `opus:<hash>:<frames>`, the Vorbis scheme after Opus's two header packets.
+///
 /// At most about 128 KiB is read per file, in 64 KiB reads; nothing is kept afterwards.
 public enum AudioIdentity {
     /// Bytes hashed from each end of the audio.
@@ -32,6 +36,27 @@ public enum AudioIdentity {
         case "vorbis":
             let hash = try OggPacketHash.hash(path: path, limit: window)
             return "vorbis:\(hash):\(frames)"
+        case "opus":
+            let hash = try OggPacketHash.hash(path: path, limit: window, headerPackets: 2)
+            return "opus:\(hash):\(frames)"
+        case "mp3":
+            let fd = try PosixFile.open(path)
+            defer { close(fd) }
+            let size = try PosixFile.size(fd, path: path)
+            let layout = try MP3Layout.read(fd: fd, size: size, path: path)
+            let hash = try hashRegion(fd: fd, start: layout.audioStart, end: layout.audioEnd, path: path)
+            return "mp3:\(hash):\(layout.audioEnd - layout.audioStart)"
+        case "aac", "alac":
+            let fd = try PosixFile.open(path)
+            defer { close(fd) }
+            let size = try PosixFile.size(fd, path: path)
+            var file = FileWindow(fd: fd, size: size, path: path)
+            let probe = try FileProbe(path: path)
+            // Raw ADTS: the whole file is audio. MP4: the media data box, which re-tagging moves but never changes.
+            let region = probe.isMP4 ? try MP4Layout.read(&file).mdat : (probe.id3Length, size - probe.id3Length)
+            guard let region else { throw .corrupt(path: path, reason: "no media data box (mdat)") }
+            let hash = try hashRegion(fd: fd, start: region.offset, end: region.offset + region.length, path: path)
+            return "\(tags.codec):\(hash):\(region.length)"
         default:
             throw .unsupported(path: path, reason: "no audio fingerprint for codec \(tags.codec)")
         }

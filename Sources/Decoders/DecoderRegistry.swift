@@ -37,6 +37,26 @@ public enum DecoderRegistry {
                               mimeTypes: ["audio/wav", "audio/x-wav"]), sniff: { $0.isWAV },
                open: { (path) throws(DecoderError) in try WAVDecoder(path: path) },
                readTags: { (path) throws(DecoderError) in try WAVTagReader.read(path: path) }),
+        Plugin(format: Format(name: "Opus", pluginName: "opus", extensions: ["opus"],
+                              mimeTypes: ["audio/ogg", "audio/opus"]), sniff: { $0.isOggOpus },
+               open: { (path) throws(DecoderError) in try OpusDecoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try OpusTagReader.read(path: path) }),
+        // Before MP3: an MP4 or ADTS file behind an ID3v2 tag would otherwise be taken for MPEG audio.
+        Plugin(format: Format(name: "AAC/ALAC (MP4)", pluginName: "ffmpeg", extensions: ["m4a", "mp4", "m4b", "aac", "m4p"],
+                              mimeTypes: ["audio/mp4", "audio/aac", "audio/x-m4a"]), sniff: { $0.isMP4 || $0.isADTS },
+               open: { (path) throws(DecoderError) in try MP4Decoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try MP4TagReader.read(path: path) }),
+        Plugin(format: Format(name: "MP3", pluginName: "mpg123", extensions: ["mp3", "mp2"],
+                              mimeTypes: ["audio/mpeg"]), sniff: { $0.isMP3 },
+               open: { (path) throws(DecoderError) in try MP3Decoder(path: path) },
+               readTags: { (path) throws(DecoderError) in try MP3TagReader.read(path: path) }),
+    ]
+
+    /// Extensions of audio formats Fermata does not play: the scan still looks at such files, so each is counted and
+    /// named as a scan issue instead of being skipped in silence.
+    public static let unplayableExtensions: [String] = [
+        "wma", "ape", "mpc", "wv", "aif", "aiff", "aifc", "dsf", "dff", "mka", "ac3", "dts", "tta", "spx", "ra", "mid",
+        "midi", "amr", "webm", "caf",
     ]
 
     /// The supported formats, in sniffing order.
@@ -44,6 +64,9 @@ public enum DecoderRegistry {
 
     /// Lower-case file extensions (without the dot) worth offering to `open` when scanning a music library.
     public static let supportedExtensions: [String] = formats.flatMap(\.extensions)
+
+    /// Extensions a library scan opens: the supported ones and the known unplayable ones (refused by name).
+    public static let scannedExtensions: [String] = supportedExtensions + unplayableExtensions
 
     /// Human-readable names of the supported formats, in sniffing order.
     public static let decoderNames: [String] = formats.map(\.name)
@@ -64,7 +87,12 @@ public enum DecoderRegistry {
 
     static func plugin(for probe: FileProbe) throws(DecoderError) -> Plugin {
         if let plugin = plugins.first(where: { $0.sniff(probe) }) { return plugin }
-        if probe.isOgg { throw .unsupported(path: probe.path, reason: "the Ogg stream is not Vorbis") }
-        throw .unsupported(path: probe.path, reason: "not FLAC, Ogg Vorbis or WAV content")
+        if probe.isOgg { throw .unsupported(path: probe.path, reason: "the Ogg stream is neither Vorbis nor Opus") }
+        let name = probe.path.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        if unplayableExtensions.contains(name), !name.isEmpty {
+            throw .unsupported(path: probe.path, reason: "\(name.uppercased()) is not a format Fermata plays " +
+                               "(FLAC, Ogg Vorbis, Opus, MP3, AAC/ALAC in MP4 and WAV are)")
+        }
+        throw .unsupported(path: probe.path, reason: "not FLAC, Ogg Vorbis, Opus, MP3, MP4/AAC or WAV content")
     }
 }

@@ -58,9 +58,32 @@ struct FileProbe {
         return Array(head[packet..<packet + 7]) == [0x01, 0x76, 0x6F, 0x72, 0x62, 0x69, 0x73]
     }
 
-    /// `RIFF` … `WAVE`.
+    /// An Ogg file whose first packet is an Opus identification header (`OpusHead`).
+    var isOggOpus: Bool {
+        guard isOgg, head.count > 27 else { return false }
+        let packet = 27 + Int(head[26])
+        guard head.count >= packet + 8 else { return false }
+        return head[packet..<packet + 8].elementsEqual("OpusHead".utf8)
+    }
+
+    /// MPEG audio: a valid frame header right after any ID3v2 tags, or ID3v2 tags followed by something that is
+    /// no other format (padding, junk: `MP3Layout` looks for the first frame further on).
+    var isMP3: Bool {
+        if afterID3.count >= 4,
+           MP3Layout.FrameHeader(afterID3[0], afterID3[1], afterID3[2], afterID3[3]) != nil { return true }
+        return id3Length > 0 && !isFLAC && !isADTS && !isMP4
+    }
+
+    /// An ISO base media file (MP4, M4A, M4B, M4P): `ftyp` as the first box.
+    var isMP4: Bool { head.count >= 8 && head[4..<8].elementsEqual("ftyp".utf8) }
+
+    /// Raw AAC in ADTS frames: a 12-bit sync word with the layer bits 00 (MPEG audio has 01–11 there).
+    var isADTS: Bool { afterID3.count >= 2 && afterID3[0] == 0xFF && afterID3[1] & 0xF6 == 0xF0 }
+
+    /// `RIFF` … `WAVE`, or RF64's `RF64` … `WAVE`.
     var isWAV: Bool {
-        head.count >= 12 && head.starts(with: Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WAVE".utf8)
+        head.count >= 12 && (head.starts(with: Array("RIFF".utf8)) || head.starts(with: Array("RF64".utf8)))
+            && Array(head[8..<12]) == Array("WAVE".utf8)
     }
 }
 

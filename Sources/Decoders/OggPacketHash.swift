@@ -1,6 +1,7 @@
 import Glibc
 
-/// Hashes the audio packets at the start of an Ogg Vorbis stream: the packet bytes after the three header packets of
+/// Hashes the audio packets at the start of an Ogg stream: the packet bytes after the header packets (three for
+/// Vorbis, two for Opus) of
 /// the first logical stream, without the page headers, so the result survives re-pagination (comment editors such as
 /// `vorbiscomment` rewrite pages and renumber them).
 ///
@@ -8,7 +9,7 @@ import Glibc
 enum OggPacketHash {
     /// The hex `ContentHasher` digest of the first `limit` bytes of audio packet data (fewer when the stream is
     /// shorter). Reads page by page with `pread`; header pages are skipped without reading their bodies.
-    static func hash(path: String, limit: Int) throws(DecoderError) -> String {
+    static func hash(path: String, limit: Int, headerPackets: Int = 3) throws(DecoderError) -> String {
         let fd = try PosixFile.open(path)
         defer { close(fd) }
         let size = try PosixFile.size(fd, path: path)
@@ -34,14 +35,14 @@ enum OggPacketHash {
             offset = bodyStart + Int64(bodyLength)
             if serial == nil { serial = pageSerial }
             if pageSerial != serial {
-                if header[5] & 0x02 != 0, packets >= 3 { break }   // a new chained link begins
+                if header[5] & 0x02 != 0, packets >= headerPackets { break }   // a new chained link begins
                 continue
             }
             // Which bytes of this page belong to audio packets (the fourth packet on)?
             var position = 0
             var audioStart: Int?
             for value in lacing {
-                if packets >= 3, audioStart == nil { audioStart = position }
+                if packets >= headerPackets, audioStart == nil { audioStart = position }
                 position += Int(value)
                 if value < 255 { packets += 1 }
             }
@@ -52,7 +53,7 @@ enum OggPacketHash {
             body.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[start..<end])) }
             hashed += end - start
         }
-        guard packets >= 3 else { throw .corrupt(path: path, reason: "the Vorbis header packets are incomplete") }
+        guard packets >= headerPackets else { throw .corrupt(path: path, reason: "the Ogg header packets are incomplete") }
         return hasher.hexDigest()
     }
 

@@ -1,6 +1,7 @@
 import FermataCore
 import CFLAC
 import CVorbis
+import COpusFile
 import Glibc
 
 /// Identifies a file's first embedded picture (cover art) by a hash of its image data, streamed through
@@ -10,12 +11,68 @@ import Glibc
 /// `METADATA_BLOCK_PICTURE` comment, base64-decoded on the fly. WAV carries no pictures.
 public enum PictureHash {
     /// `(hash, bytes)` of the image data, or nil when the file has no readable picture.
-    public static func hash(path: String, codec: String) -> (hash: String, bytes: Int)? {
+    public static func hash(path: String, codec: String, location: PictureLocation? = nil) -> (hash: String, bytes: Int)? {
         switch codec {
         case "flac": flac(path: path)
         case "vorbis": vorbis(path: path)
-        default: nil
+        case "opus": opus(path: path)
+        default: location.flatMap { located(path: path, $0) }
         }
+    }
+
+    /// The image data at a known place in the file (MP3's `APIC`, MP4's `covr`): streamed when stored plainly;
+    /// an unsynchronised ID3v2 frame is read whole (at most `FileWindow.maxRequest`) and resynchronised first.
+    static func located(path: String, _ location: PictureLocation) -> (hash: String, bytes: Int)? {
+        guard let fd = try? PosixFile.open(path) else { return nil }
+        defer { close(fd) }
+        switch location.storage {
+        case .plain:
+            var hasher = ContentHasher()
+            var buffer = [UInt8](repeating: 0, count: AudioIdentity.window)
+            var done: Int64 = 0
+            while done < location.length {
+                guard let got = try? PosixFile.read(fd, into: &buffer, at: location.offset + done, path: path), got > 0
+                else { return nil }
+                let use = Int(min(Int64(got), location.length - done))
+                buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0.prefix(use))) }
+                done += Int64(use)
+            }
+            return (hasher.hexDigest(), Int(location.length))
+        case .unsynchronised:
+            guard location.length <= Int64(FileWindow.maxRequest) else { return nil }
+            var raw = [UInt8](repeating: 0, count: Int(location.length))
+            guard (try? PosixFile.read(fd, into: &raw, at: location.offset, path: path)) == raw.count else { return nil }
+            let bytes = ID3v2.resync(raw)
+            var hasher = ContentHasher()
+            bytes.withUnsafeBytes { hasher.update($0) }
+            return (hasher.hexDigest(), bytes.count)
+        case .base64Block:
+            return nil
+        }
+    }
+
+    private static func opus(path: String) -> (hash: String, bytes: Int)? {
+        var error: Int32 = 0
+        guard let file = RawPath.withCString(path, { op_open_file($0, &error) }) else { return nil }
+        defer { op_free(file) }
+        guard let comment = op_tags(file, 0), let entries = comment.pointee.user_comments,
+              let lengths = comment.pointee.comment_lengths else { return nil }
+        return firstPictureComment(entries: entries, lengths: lengths, count: Int(comment.pointee.comments))
+    }
+
+    private static func firstPictureComment(
+        entries: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, lengths: UnsafeMutablePointer<Int32>, count: Int
+    ) -> (hash: String, bytes: Int)? {
+        let key = Array("METADATA_BLOCK_PICTURE=".utf8)
+        for index in 0..<count {
+            guard let entry = entries[index] else { continue }
+            let bytes = UnsafeBufferPointer(
+                start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: Int(lengths[index]))
+            guard bytes.count > key.count,
+                  zip(bytes.prefix(key.count), key).allSatisfy({ $0 & 0xDF == $1 & 0xDF }) else { continue }
+            return base64Picture(UnsafeBufferPointer(rebasing: bytes[key.count...]))
+        }
+        return nil
     }
 
     private static func flac(path: String) -> (hash: String, bytes: Int)? {
@@ -69,16 +126,7 @@ public enum PictureHash {
         defer { ov_clear(file) }
         guard let comment = ov_comment(file, 0), let entries = comment.pointee.user_comments,
               let lengths = comment.pointee.comment_lengths else { return nil }
-        let key = Array("METADATA_BLOCK_PICTURE=".utf8)
-        for index in 0..<Int(comment.pointee.comments) {
-            guard let entry = entries[index] else { continue }
-            let bytes = UnsafeBufferPointer(
-                start: UnsafeRawPointer(entry).assumingMemoryBound(to: UInt8.self), count: Int(lengths[index]))
-            guard bytes.count > key.count,
-                  zip(bytes.prefix(key.count), key).allSatisfy({ $0 & 0xDF == $1 & 0xDF }) else { continue }
-            return base64Picture(UnsafeBufferPointer(rebasing: bytes[key.count...]))
-        }
-        return nil
+        return firstPictureComment(entries: entries, lengths: lengths, count: Int(comment.pointee.comments))
     }
 
     /// Hashes the image data inside a base64 FLAC picture block, decoding only what it hashes, a piece at a time.

@@ -62,7 +62,8 @@ public final class ScanReader {
     private func generic(path: String) throws(DecoderError) -> ScannedFile {
         let tags = try TagReader.read(path: path)
         let fingerprint = try AudioIdentity.fingerprint(path: path, tags: tags)
-        let picture = tags.embeddedPictureBytes == nil ? nil : PictureHash.hash(path: path, codec: tags.codec)
+        let picture = tags.embeddedPictureBytes == nil ? nil
+            : PictureHash.hash(path: path, codec: tags.codec, location: tags.pictureLocation)
         return ScannedFile(tags: tags, fingerprint: fingerprint, pictureHash: picture?.hash,
                            pictureBytes: picture?.bytes)
     }

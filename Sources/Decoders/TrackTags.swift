@@ -30,7 +30,7 @@ public struct TrackTags: Sendable, Hashable {
     public var replayGain = ReplayGainInfo()
     /// Length in seconds when known.
     public var duration: Double?
-    /// "flac", "vorbis" or "wav".
+    /// "flac", "vorbis", "wav", "mp3", "aac", "alac" or "opus".
     public var codec: String = ""
     public var sampleRate: Int = 0
     public var channels: Int = 0
@@ -39,6 +39,8 @@ public struct TrackTags: Sendable, Hashable {
     public var audioMD5: String?
     /// Size in bytes of the first embedded picture, when present (cover art is noted, never kept in memory).
     public var embeddedPictureBytes: Int?
+    /// Where the first embedded picture sits (MP3, MP4, Opus), for its hash and for `readpicture`.
+    public var pictureLocation: PictureLocation?
 
     public init() {}
 }

@@ -34,7 +34,7 @@ enum VorbisTagReader {
     }
 
     /// The picture-data length of a `METADATA_BLOCK_PICTURE=<base64 FLAC picture block>` comment, else nil.
-    private static func pictureBytes(_ entry: UnsafeBufferPointer<UInt8>) -> Int? {
+    static func pictureBytes(_ entry: UnsafeBufferPointer<UInt8>) -> Int? {
         let key = Array("METADATA_BLOCK_PICTURE=".utf8)
         guard entry.count > key.count,
               zip(entry.prefix(key.count), key).allSatisfy({ $0 & 0xDF == $1 & 0xDF }) else { return nil }

@@ -68,7 +68,7 @@ final class Scanner: Sendable {
         let tree: DirectoryWalker
         do throws(DirectoryWalker.RootError) {
             tree = try DirectoryWalker(root: settings.root,
-                                       extensions: DecoderRegistry.supportedExtensions.map { Array($0.utf8) })
+                                       extensions: DecoderRegistry.scannedExtensions.map { Array($0.utf8) })
         } catch {
             throw Failure.musicDirectory(path: settings.root, reason: error.reason)
         }

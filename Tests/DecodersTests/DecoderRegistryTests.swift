@@ -26,9 +26,12 @@ struct DecoderRegistryTests {
 
     @Test("names and extensions")
     func lists() {
-        #expect(DecoderRegistry.decoderNames == ["FLAC", "Ogg Vorbis", "WAV"])
-        for ext in ["flac", "ogg", "wav"] { #expect(DecoderRegistry.supportedExtensions.contains(ext)) }
-        #expect(!DecoderRegistry.supportedExtensions.contains("mp3"))
+        #expect(DecoderRegistry.decoderNames == ["FLAC", "Ogg Vorbis", "WAV", "Opus", "AAC/ALAC (MP4)", "MP3"])
+        for ext in ["flac", "ogg", "wav", "mp3", "m4a", "m4b", "mp4", "aac", "opus"] {
+            #expect(DecoderRegistry.supportedExtensions.contains(ext))
+        }
+        #expect(!DecoderRegistry.supportedExtensions.contains("wma"))
+        #expect(DecoderRegistry.scannedExtensions.contains("wma"), "the scan names unplayable files instead of skipping them")
     }
 
     @Test("missing, empty and unknown files")
@@ -41,10 +44,20 @@ struct DecoderRegistryTests {
         #expect(throws: DecoderError.corrupt(path: empty, reason: "empty file")) {
             try DecoderRegistry.open(path: empty)
         }
-        let mp3 = dir.file("tune.flac")
+        let text = dir.file("tune.flac")
+        try Data("not audio at all\n".utf8).write(to: URL(fileURLWithPath: text))
+        #expect(throws: DecoderError.unsupported(path: text, reason: "not FLAC, Ogg Vorbis, Opus, MP3, MP4/AAC or WAV content")) {
+            try DecoderRegistry.open(path: text)
+        }
+        // An MPEG frame header with nothing decodable behind it is damaged MP3, not an unknown format.
+        let mp3 = dir.file("tune.mp3")
         try Data([0xFF, 0xFB, 0x90, 0x64] + [UInt8](repeating: 0, count: 400)).write(to: URL(fileURLWithPath: mp3))
-        #expect(throws: DecoderError.unsupported(path: mp3, reason: "not FLAC, Ogg Vorbis or WAV content")) {
-            try DecoderRegistry.open(path: mp3)
+        #expect { try DecoderRegistry.open(path: mp3) } throws: { ($0 as? DecoderError)?.kind == "corrupt" }
+        let wma = dir.file("tune.wma")
+        try Data([0x30, 0x26, 0xB2, 0x75, 0x8E, 0x66, 0xCF, 0x11] + [UInt8](repeating: 7, count: 100))
+            .write(to: URL(fileURLWithPath: wma))
+        #expect { try DecoderRegistry.open(path: wma) } throws: {
+            ($0 as? DecoderError)?.description.contains("WMA is not a format Fermata plays") ?? false
         }
     }
 }

@@ -35,6 +35,21 @@ enum Decode {
         return out
     }
 
+    /// Reads up to `limit` frames of any encoding as floats (integers scaled to ±1), for formats compared as audio.
+    static func samples(_ decoder: any AudioDecoder, chunkFrames: Int = 1000, limit: Int = .max) throws -> [Float] {
+        let format = decoder.format
+        var out: [Float] = []
+        try loop(decoder, chunkFrames: chunkFrames, limit: limit) { raw, frames in
+            let count = frames * format.channels
+            switch format.encoding {
+            case .s16: out += (0..<count).map { Float(raw.load(fromByteOffset: $0 * 2, as: Int16.self)) / 32768 }
+            case .s32: out += (0..<count).map { Float(raw.load(fromByteOffset: $0 * 4, as: Int32.self)) / 2_147_483_648 }
+            case .f32: out += (0..<count).map { raw.load(fromByteOffset: $0 * 4, as: Float.self) }
+            }
+        }
+        return out
+    }
+
     /// Total frames until `read` returns 0 (throws whatever the decoder throws; fails after `maxReads` calls).
     @discardableResult
     static func count(_ decoder: any AudioDecoder, chunkFrames: Int = 4096) throws -> Int {

@@ -118,14 +118,14 @@ struct VorbisDecoderTests {
         }
     }
 
-    @Test("Ogg that is not Vorbis is unsupported")
+    @Test("Ogg that is neither Vorbis nor Opus is unsupported")
     func notVorbis() throws {
         let dir = try TemporaryDirectory()
         var page: [UInt8] = Array("OggS".utf8) + [0, 2] + [UInt8](repeating: 0, count: 20) + [1, 19]
-        page += Array("OpusHead".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
-        let path = dir.file("opus.ogg")
+        page += Array("Speex   ".utf8) + [1, 2, 0x38, 1, 0x80, 0xBB, 0, 0, 0, 0, 0]
+        let path = dir.file("speex.ogg")
         try Data(page).write(to: URL(fileURLWithPath: path))
-        #expect(Decode.failure(of: path) == .unsupported(path: path, reason: "the Ogg stream is not Vorbis"))
+        #expect(Decode.failure(of: path) == .unsupported(path: path, reason: "the Ogg stream is neither Vorbis nor Opus"))
         #expect { try VorbisDecoder(path: path) } throws: { ($0 as? DecoderError)?.kind == "unsupported" }
     }
 }
