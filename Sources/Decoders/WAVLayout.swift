@@ -49,11 +49,15 @@ struct WAVLayout {
         }
     }
 
+    /// Chunks walked at most: real files have a handful; the bound keeps a damaged one from being walked for long.
+    static let maxChunks = 1_000
+
     /// Walks the chunks of an open file. Not RIFF/WAVE → `.unsupported`; bad or missing `fmt `/`data` → `.corrupt`.
     /// With `wantInfo`, keeps walking past `data` (when its size is trustworthy) to find a `LIST`/`INFO` chunk.
     static func parse(fd: Int32, fileSize: Int64, path: String, wantInfo: Bool) throws(DecoderError) -> WAVLayout {
         var header = [UInt8](repeating: 0, count: 12)
-        guard try PosixFile.read(fd, into: &header, at: 0, path: path) == 12, header.starts(with: Array("RIFF".utf8)),
+        guard try PosixFile.read(fd, into: &header, at: 0, path: path) == 12,
+              header.starts(with: Array("RIFF".utf8)) || header.starts(with: Array("RF64".utf8)),
               Array(header[8..<12]) == Array("WAVE".utf8) else {
             throw .unsupported(path: path, reason: "not a RIFF/WAVE file")
         }
@@ -61,14 +65,26 @@ struct WAVLayout {
         let streaming = riffSize == 0 || riffSize == 0xFFFF_FFFF
         var layout = WAVLayout()
         var sawFormat = false, sawData = false
+        /// RF64 (EBU 3306, field recorders): the `ds64` chunk holds the 64-bit data size the `data` chunk cannot.
+        var ds64DataSize: Int64?
         var offset: Int64 = 12
         var chunk = [UInt8](repeating: 0, count: 12)
-        while offset + 8 <= fileSize {
+        var chunks = 0
+        walk: while offset + 8 <= fileSize, chunks < maxChunks {
+            chunks += 1
             guard try PosixFile.read(fd, into: &chunk, at: offset, path: path) >= 8 else { break }
+            // Chunk ids are four printable ASCII characters; anything else is not a chunk (junk, or audio reached
+            // through a wrong size), and walking it 8 bytes at a time could take hours in a large file.
+            guard chunk[0..<4].allSatisfy({ (0x20...0x7E).contains($0) }) else { break }
             let id = String(decoding: chunk[0..<4], as: UTF8.self)
             let size = Int64(le32(chunk, 4))
             let body = offset + 8
             switch id {
+            case "ds64" where size >= 24:
+                var sizes = [UInt8](repeating: 0, count: 24)
+                if try PosixFile.read(fd, into: &sizes, at: body, path: path) == 24 {
+                    ds64DataSize = Int64(le32(sizes, 8)) | Int64(le32(sizes, 12)) << 32
+                }
             case "fmt " where !sawFormat:
                 var bytes = [UInt8](repeating: 0, count: Int(min(size, 64)))
                 let got = try PosixFile.read(fd, into: &bytes, at: body, path: path)
@@ -77,10 +93,19 @@ struct WAVLayout {
             case "data" where !sawData:
                 layout.dataOffset = body
                 let present = max(0, fileSize - body)
-                let toEnd = size == 0xFFFF_FFFF || (size == 0 && streaming) || size > present
-                layout.dataBytes = toEnd ? present : size
+                var declared = size
+                if let ds64DataSize, size == 0xFFFF_FFFF { declared = ds64DataSize }
+                // A 32-bit size cannot describe more than 4 GiB: a recorder that kept writing past it leaves the
+                // size wrapped around (or 0xFFFFFFFF). Then the audio runs to the end of the file.
+                let wrapped = present > Int64(UInt32.max) && declared < present && ds64DataSize == nil
+                let toEnd = (size == 0xFFFF_FFFF && ds64DataSize == nil) || (size == 0 && streaming) || declared > present
+                    || wrapped
+                layout.dataBytes = toEnd ? present : declared
                 sawData = true
-                if toEnd { offset = fileSize; continue }
+                if toEnd { offset = fileSize; continue walk }
+                offset = body + declared + (declared & 1)
+                if sawFormat, !wantInfo || layout.info != nil { break walk }
+                continue walk
             case "LIST" where wantInfo && layout.info == nil && size >= 4:
                 let got = try PosixFile.read(fd, into: &chunk, at: body, path: path)
                 if got >= 4, Array(chunk[0..<4]) == Array("INFO".utf8) {
