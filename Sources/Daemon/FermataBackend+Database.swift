@@ -1,3 +1,4 @@
+import Decoders
 import FermataCore
 import Foundation
 import Library
@@ -107,8 +108,8 @@ extension FermataBackend {
         return job
     }
 
-    /// Cover art from a `cover.jpg`/`folder.jpg`/`cover.png` beside the song (`albumart`); embedded pictures are
-    /// noted by the library by hash only and not served.
+    /// Cover art from a `cover.jpg`/`folder.jpg`/`cover.png` beside the song (`albumart`), or the picture embedded in
+    /// the song's tags (`readpicture`: FLAC, MP3, MP4, Vorbis and Opus; `EmbeddedPicture`).
     public func coverArt(_ request: CoverArtRequest) async throws -> CoverArtChunk? {
         let guarded = musicGuard
         return try await BlockingWork.run { () throws -> CoverArtChunk? in
@@ -118,7 +119,11 @@ extension FermataBackend {
             } catch let error as MPDError where error.code == .noExist {
                 throw MPDError(.noExist, "No file exists")  // MPD's answer for a song that is not there
             }
-            guard request.source == .directoryFile else { return nil }
+            guard request.source == .directoryFile else {
+                guard let slice = EmbeddedPicture.read(path: path, offset: request.offset, maxLength: request.maxLength)
+                else { return nil }
+                return CoverArtChunk(totalSize: slice.totalSize, mimeType: slice.mimeType, bytes: slice.bytes)
+            }
             let directory = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? path
             for name in ["cover.jpg", "cover.png", "folder.jpg", "folder.png", "front.jpg"] {
                 guard let read = RawFiles.read(directory + "/" + name, offset: request.offset, maxLength: request.maxLength)
@@ -170,6 +175,10 @@ extension FermataBackend {
 }
 
 extension FermataBackend {
+    public func scanIssues() async throws -> [ScanIssueLine] {
+        try await library.issues().map { ScanIssueLine(path: $0.path, kind: $0.kind.rawValue, reason: $0.reason) }
+    }
+
     /// The running (or last) scan's counters and the last finished scan's counts, for `scan_status`.
     public func scanReport() async throws -> ScanReport {
         let progress = library.progress
