@@ -69,7 +69,7 @@ public final class MP4Decoder: AudioDecoder {
         }
         let (available, why) = Self.availability
         guard available else {
-            throw .unsupported(path: path, reason: "AAC and ALAC need FFmpeg's libraries (\(why); install \(Self.packages))")
+            throw .unsupported(path: path, reason: "AAC and ALAC need FFmpeg (\(why); install \(Self.packages))")
         }
         var info = fm_av_info()
         var text = [CChar](repeating: 0, count: 256)

@@ -10,7 +10,8 @@ public struct ScanIssue: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         /// The file exists but cannot be opened or read (permissions, I/O error).
         case unreadable
-        /// The content is not FLAC, Ogg Vorbis or WAV (a text file named `.flac`, an Opus stream).
+        /// Content Fermata does not play (a text file named `.flac`, a WMA, a DRM-protected `.m4p`), or an M4A while
+        /// FFmpeg is not installed; the reason says which.
         case unsupported
         /// The content starts as a known format but its headers are damaged.
         case corrupt

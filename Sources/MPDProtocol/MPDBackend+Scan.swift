@@ -21,10 +21,29 @@ public struct ScanReport: Sendable, Equatable {
     }
 }
 
-/// The default for backends without a library scanner (test doubles): `scan_status` answers
-/// `ACK [5@0] {scan_status} no scanner here`.
+/// One file the scan could not index (or indexed with a repair), for Fermata's `scan_issues` command.
+/// A value; any thread.
+public struct ScanIssueLine: Sendable, Hashable {
+    public var path: String
+    /// `unsupported`, `corrupt`, `unreadable`, `empty`, … (`ScanIssue.Kind`'s raw values).
+    public var kind: String
+    public var reason: String
+
+    public init(path: String, kind: String, reason: String) {
+        self.path = path
+        self.kind = kind
+        self.reason = reason
+    }
+}
+
+/// The default for backends without a library scanner (test doubles): `scan_status` and `scan_issues` answer
+/// `ACK [5@0] {…} no scanner here`.
 extension MPDBackend {
     public func scanReport() async throws -> ScanReport {
+        throw MPDError(.unknown, "no scanner here")
+    }
+
+    public func scanIssues() async throws -> [ScanIssueLine] {
         throw MPDError(.unknown, "no scanner here")
     }
 }

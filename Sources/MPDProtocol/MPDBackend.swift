@@ -102,6 +102,8 @@ public protocol MPDBackend: Sendable {
 
     /// Where the library scan is (`scan_status`). The default refuses: see `MPDBackend+Scan.swift`.
     func scanReport() async throws -> ScanReport
+    /// Every file the scans on record could not index, or indexed with a repair (`scan_issues`).
+    func scanIssues() async throws -> [ScanIssueLine]
 
     // MARK: Command lists
 

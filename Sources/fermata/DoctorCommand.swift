@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioOutput
+import Decoders
 import FermataConfig
 import Foundation
 
@@ -30,6 +31,7 @@ struct DoctorCommand: ParsableCommand {
             findings.append(Finding(ok: false, what: "configuration: \(error)", fix: "edit \(config) at that line"))
         }
         findings.append(daemonFinding())
+        findings += decoderFindings()
         findings.append(audioFinding(settings.output))
         findings += stateFindings(settings.stateDirectory)
         findings.append(musicFinding(settings.musicDirectory))
@@ -49,6 +51,36 @@ struct DoctorCommand: ParsableCommand {
             return Finding(ok: false, what: "fermatad does not answer: \(error)",
                            fix: "sudo systemctl start fermata; then journalctl -u fermata -n 50 for the reason")
         }
+    }
+
+    /// Which formats play here, and the files in the library that do not (by reason, from `scan_issues`).
+    func decoderFindings() -> [Finding] {
+        let builtIn = DecoderRegistry.formats.filter { $0.pluginName != "ffmpeg" }.map(\.name).joined(separator: ", ")
+        var out = [Finding(ok: true, what: "formats: \(builtIn) (built in)")]
+        let (available, why) = MP4Decoder.availability
+        var needFFmpeg = 0, unplayable: [String] = []
+        if let issues = try? connection.connect().command("scan_issues") {
+            var path = "", kind = ""
+            for (key, value) in issues {
+                if key == "file" { path = value }
+                if key == "issue" { kind = value }
+                if key == "reason", kind == "unsupported" {
+                    if value.contains("need FFmpeg") { needFFmpeg += 1 } else { unplayable.append(path) }
+                }
+            }
+        }
+        if available {
+            out.append(Finding(ok: true, what: "AAC and ALAC (MP4, M4A, M4B, ADTS): FFmpeg is installed"))
+        } else {
+            out.append(Finding(ok: needFFmpeg == 0, what: "AAC and ALAC need FFmpeg, which is not installed (\(why))"
+                                   + (needFFmpeg > 0 ? "; \(needFFmpeg) files in the library need it" : ""),
+                               fix: "sudo apt install \(MP4Decoder.packages), then `fermata scan --full`"))
+        }
+        if !unplayable.isEmpty {
+            out.append(Finding(ok: true, what: "\(unplayable.count) files are in formats Fermata does not play "
+                                   + "(`fermata scan --follow` lists them), e.g. " + unplayable.prefix(3).joined(separator: ", ")))
+        }
+        return out
     }
 
     func audioFinding(_ output: String) -> Finding {

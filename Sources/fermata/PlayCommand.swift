@@ -49,7 +49,7 @@ struct PlayCommand: AsyncParsableCommand {
     var start: Double = 0
     @Flag(name: .shortAndLong, help: "Print nothing but errors.")
     var quiet = false
-    @Argument(help: "Audio files (FLAC, Ogg Vorbis, WAV); or nothing / a 1-based queue position for fermatad.")
+    @Argument(help: "Audio files (FLAC, MP3, AAC/ALAC in M4A, Opus, Ogg Vorbis, WAV); or nothing / a 1-based queue position for fermatad.")
     var files: [String] = []
     @OptionGroup var connection: ConnectionOptions
 

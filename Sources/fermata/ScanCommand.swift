@@ -21,6 +21,7 @@ struct ScanCommand: ParsableCommand {
                 print("following scan \(job), already running")
             } else if follow {
                 print("no scan is running; the last one: " + Self.summary(report))
+                for line in Self.issueLines(try client.command("scan_issues")) { print(line) }
                 return
             } else {
                 let verb = full ? "rescan" : "update"
@@ -48,7 +49,36 @@ struct ScanCommand: ParsableCommand {
                 throw ExitCode(ExitStatus.refused)
             }
             print("scan \(job) done: " + Self.summary(report))
+            for line in Self.issueLines(try client.command("scan_issues")) { print(line) }
         }
+    }
+
+    /// The files the library holds issues for, grouped by reason ("3 files: WMA is not a format Fermata plays …"),
+    /// at most `shown` paths under each, so no file is passed over in silence.
+    static func issueLines(_ pairs: [(key: String, value: String)], shown: Int = 5) -> [String] {
+        var groups: [String: [String]] = [:], order: [String] = []
+        var path = "", kind = ""
+        for (key, value) in pairs {
+            switch key {
+            case "file": path = value
+            case "issue": kind = value
+            case "reason":
+                // Reasons name the file first ("unsupported file PATH: why"); group by the part after it.
+                let why = value.range(of: path + ": ").map { String(value[$0.upperBound...]) } ?? value
+                let group = kind + ": " + why
+                if groups[group] == nil { order.append(group) }
+                groups[group, default: []].append(path)
+            default: break
+            }
+        }
+        var lines: [String] = []
+        for group in order {
+            let paths = groups[group] ?? []
+            lines.append("\(paths.count) file\(paths.count == 1 ? "" : "s") \(group)")
+            for path in paths.prefix(shown) { lines.append("    " + path) }
+            if paths.count > shown { lines.append("    … and \(paths.count - shown) more") }
+        }
+        return lines
     }
 
     /// "scanning: 1234 files seen, 56 read, 0 problems, 2.5 s [######....]" (the bar turns while files are seen).

@@ -77,6 +77,7 @@ public enum CommandTable {
         CommandSpec("rescan", .control, 0, 1, DatabaseCommands.rescan),
         CommandSpec("rm", .control, 1, 1, StoredPlaylistCommands.remove),
         CommandSpec("save", .control, 1, 2, StoredPlaylistCommands.save),
+        CommandSpec("scan_issues", .read, 0, 0, FermataCommands.scanIssues),
         CommandSpec("scan_status", .read, 0, 0, FermataCommands.scanStatus),
         CommandSpec("search", .read, 1, nil, DatabaseCommands.search),
         CommandSpec("searchadd", .add, 1, nil, DatabaseCommands.searchAdd),

@@ -127,3 +127,15 @@ extension FermataCommands {
         for (key, value) in report.lastSummary { c.response.line("last_" + key, value) }
     }
 }
+
+extension FermataCommands {
+    /// `scan_issues`: for each file the library holds an issue for, `file`, `issue` (its kind) and `reason` lines;
+    /// `fermata scan` and `fermata doctor` name the files Fermata cannot play from it.
+    static func scanIssues(_ c: inout CommandContext) async throws {
+        for issue in try await c.backend.scanIssues() {
+            c.response.line("file", issue.path)
+            c.response.line("issue", issue.kind)
+            c.response.line("reason", issue.reason)
+        }
+    }
+}
