@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs Fermata on a Debian 12/13 or Raspberry Pi OS (64-bit) machine, arm64 or amd64. Idempotent.
 #
-#   deploy/install.sh [--board NAME] [--binaries DIR | --from-artifact FILE] [--music DIR] [--dry-run] [--root DIR]
+#   deploy/install.sh [--board NAME] [--binaries DIR | --from-artifact FILE] [--music DIR] [--no-ffmpeg] [--dry-run] [--root DIR]
 #   deploy/install.sh --uninstall [--purge-state] [--dry-run] [--root DIR]
 #
 # --board NAME     board profile from boards/ (default: `fermatad --detect-board`, the daemon's own detector, on
@@ -11,16 +11,18 @@
 #                  match this system's Debian release and architecture
 # --music DIR      music directory written into a new config (default /srv/music)
 # --dry-run        print every action, change nothing
+# --no-ffmpeg      leave out FFmpeg's libraries (AAC and ALAC in M4A then wait for them; everything else plays)
 # --root DIR       install into DIR as if it were / (no packages, users or services: for tests and images)
 # --uninstall      remove Fermata; keeps the music and, unless --purge-state, /var/lib/fermata
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 project=$(dirname "$here")
-root="" dry=0 uninstall=0 purge=0 board="" binaries="" music="/srv/music" artifact=""
+root="" dry=0 uninstall=0 purge=0 board="" binaries="" music="/srv/music" artifact="" with_ffmpeg=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --root) root=${2%/}; shift 2 ;;
         --dry-run) dry=1; shift ;;
+        --no-ffmpeg) with_ffmpeg=0; shift ;;
         --uninstall) uninstall=1; shift ;;
         --purge-state) purge=1; shift ;;
         --board) board=$2; shift 2 ;;
@@ -81,9 +83,14 @@ fi
 
 # 2. Runtime packages (libFLAC and libgpiod sonames differ between bookworm and trixie).
 case "$codename" in
-    trixie|forky|sid) packages="libasound2t64 libflac14 libvorbisfile3 libgpiod3 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 alsa-utils" ;;
-    *) packages="libasound2 libflac12 libvorbisfile3 libgpiod2 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 alsa-utils" ;;
+    trixie|forky|sid) packages="libasound2t64 libflac14 libvorbisfile3 libgpiod3 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 libmpg123-0t64 libopusfile0 alsa-utils"
+                      ffmpeg="libavformat61 libavcodec61" ;;
+    *) packages="libasound2 libflac12 libvorbisfile3 libgpiod2 libsoxr0 libsqlite3-0 libsoundtouch1 libespeak-ng1 libmpg123-0 libopusfile0 alsa-utils"
+       ffmpeg="libavformat59 libavcodec59" ;;
 esac
+# FFmpeg's libraries play AAC and ALAC (M4A); they are loaded at run time, so --no-ffmpeg leaves them out on a board
+# short of space: everything else plays, and `fermata doctor` names the M4A files that wait for them.
+[ "$with_ffmpeg" = 0 ] || packages="$packages $ffmpeg"
 system apt-get install -y --no-install-recommends $packages
 
 # 3. Binaries: built here with the Swift runtime linked in, or taken from --binaries / --from-artifact. Replacing

@@ -71,6 +71,7 @@ envfile=$cache/$sdk_name.env
 # What Fermata links (deploy/build-deps.sh's build packages) plus the C/C++ runtime files the linker needs.
 target_packages=(
     libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev
+    libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev
     libespeak-ng-dev
     libc6-dev "libstdc++-$gcc_version-dev" "libgcc-$gcc_version-dev" linux-libc-dev zlib1g-dev
 )
