@@ -50,7 +50,10 @@ extension MPCTests {
             #expect(try await daemon.mpc("findadd", "artist", "Nobody").status == 0)
             #expect(try await daemon.queue().count == 4)
 
-            // searchplay: playlistsearch, then playid.
+            // searchplay: playlistsearch, then playid. Single and repeat keep Dos (0.5 s) playing, so a loaded
+            // machine's late status does not find the songs after it.
+            #expect(try await daemon.mpc("single", "on").status == 0)
+            #expect(try await daemon.mpc("repeat", "on").status == 0)
             #expect(try await daemon.mpc("searchplay", "Dos").status == 0)
             let playing = try await daemon.status(within: 2) { $0["state"] == "play" }
             #expect(playing["songid"] == "2" && playing["song"] == "1", "\(playing)")
