@@ -109,6 +109,7 @@ enum PosixFile {
         _ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String
     ) throws(DecoderError) -> Int {
         guard let base = buffer.baseAddress else { return 0 }
+        try ReadBudget.charge(buffer.count, path: path)
         var done = 0
         while done < buffer.count {
             let got = pread(fd, base + done, buffer.count - done, off_t(offset) + off_t(done))

@@ -22,9 +22,12 @@ public struct ScannedFile: Sendable {
 public final class ScanReader {
     private let source = FLACScanSource()
     private let decoder: UnsafeMutablePointer<FLAC__StreamDecoder>?
+    /// What one file may cost (`ReadBudget.scan` unless a test sets a smaller one).
+    private let budget: ReadBudget
 
-    public init() {
+    public init(budget: ReadBudget = .scan) {
         decoder = FLAC__stream_decoder_new()
+        self.budget = budget
     }
 
     deinit {
@@ -33,7 +36,12 @@ public final class ScanReader {
 
     /// Reads `path`. Same errors as `TagReader.read` (unreadable, unsupported, corrupt, "empty file").
     /// `size`: the file's size when the caller has just `stat`ed it (saves a system call), else nil.
+    /// A file over its `ReadBudget` fails with `.corrupt` ("over its scan budget"), a scan issue like any other.
     public func read(path: String, size knownSize: Int64? = nil) throws(DecoderError) -> ScannedFile {
+        try budget.armed { () throws(DecoderError) -> ScannedFile in try readWithinBudget(path: path, size: knownSize) }
+    }
+
+    private func readWithinBudget(path: String, size knownSize: Int64?) throws(DecoderError) -> ScannedFile {
         let fd = try PosixFile.open(path)
         defer { close(fd) }
         let size: Int64

@@ -86,4 +86,24 @@ import Testing
         print("scan with a 4 GiB WAV took \(elapsed)")
         #expect(elapsed < .seconds(60), "the scan ends (it took \(elapsed))")
     }
+
+    /// Each file has a budget of bytes and seconds; past it, the file is a scan issue and the reader is free for the
+    /// next one. Shown with a budget small enough for a real MP3 to exceed.
+    @Test func aFileOverItsBudgetIsAnIssueAndTheNextFileIsRead() throws {
+        let scratch = try TemporaryDirectory()
+        let path = scratch.file("big.mp3")
+        try Self.encode(.mp3, to: path, tags: ["TIT2": "Big"], dir: scratch)
+        let tight = ScanReader(budget: ReadBudget(bytes: 1_024, seconds: 10))
+        #expect { try tight.read(path: path) } throws: {
+            ($0 as? DecoderError)?.description.contains("over its scan budget") ?? false
+        }
+        // The same reader's next file gets a fresh budget; the default one reads this file in full.
+        #expect { try tight.read(path: path) } throws: { _ in true }
+        #expect(try ScanReader().read(path: path).tags.title == "Big")
+        // And a slow one: no time at all.
+        let hurried = ScanReader(budget: ReadBudget(bytes: 1 << 30, seconds: 0))
+        #expect { try hurried.read(path: path) } throws: {
+            ($0 as? DecoderError)?.description.contains("took more than") ?? false
+        }
+    }
 }
