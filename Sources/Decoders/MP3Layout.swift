@@ -41,7 +41,7 @@ struct MP3Layout {
             return max(0, frameCount * Int64(samplesPerFrame) - Int64(encoderDelay) - Int64(encoderPadding))
         }
         guard bitrate > 0 else { return 0 }
-        return (audioEnd - audioStart) * 8 * Int64(sampleRate) / Int64(bitrate)
+        return Int64(Double(audioEnd - audioStart) * 8 * Double(sampleRate) / Double(bitrate))
     }
 
     /// Reads the layout of `path`. No MPEG audio frame near the start → `.unsupported`.

@@ -99,21 +99,32 @@ public final class MP4Decoder: AudioDecoder {
         ptsDen = max(1, info.tb_den)
         let scale = layout.map { $0.mediaTimescale > 0 ? Double(rate) / Double($0.mediaTimescale) : 1 } ?? 1
         if let layout, let trim = layout.trim {
-            priming = Int64((Double(trim.priming) * scale).rounded())
-            let frames = Int64((Double(trim.frames) * scale).rounded())
+            priming = Self.clamped(Double(trim.priming) * scale)
+            let frames = Self.clamped(Double(trim.frames) * scale)
             end = priming + frames
             totalFrames = frames
         } else if let layout, layout.decodedLength > 0 {
             priming = 0
             end = nil
-            totalFrames = Int64((Double(layout.decodedLength) * scale).rounded())
+            totalFrames = Self.clamped(Double(layout.decodedLength) * scale)
         } else {
             priming = 0
             end = nil
             totalFrames = nil
         }
-        let index = pts == Int64.min ? 0 : pts * ptsNum / ptsDen
-        stash(samples, frames: Int(first), at: index)
+        stash(samples, frames: Int(first), at: pts == Int64.min ? 0 : index(ofPTS: pts))
+    }
+
+    /// A length from the file's numbers as a frame count, never past 2^52 (about 3,000 years at 48 kHz).
+    static func clamped(_ value: Double) -> Int64 {
+        guard value.isFinite, value > 0 else { return 0 }
+        return value < Double(Int64(1) << 52) ? Int64(value.rounded()) : Int64(1) << 52
+    }
+
+    /// The decoded-sample index of a timestamp (pts × num / den), without overflow for any pts FFmpeg hands out.
+    private func index(ofPTS pts: Int64) -> Int64 {
+        let (product, overflow) = pts.multipliedReportingOverflow(by: ptsNum)
+        return overflow ? Self.clamped(Double(pts) * Double(ptsNum) / Double(ptsDen)) * pts.signum() : product / ptsDen
     }
 
     deinit {
@@ -163,7 +174,7 @@ public final class MP4Decoder: AudioDecoder {
         if let totalFrames { target = min(target, totalFrames) }
         let index = priming + target
         let from = seekable ? max(0, index - 2 * packetFrames) : 0
-        let pts = from * ptsDen / max(1, ptsNum)
+        let pts = Self.clamped(Double(from) * Double(ptsDen) / Double(max(1, ptsNum)))
         guard fm_av_seek(handle, pts, &errorText, errorText.count) == 0 else {
             throw .seekFailed(path: path, reason: "FFmpeg: \(Self.text(errorText))")
         }
@@ -191,8 +202,7 @@ public final class MP4Decoder: AudioDecoder {
             ended = true
             return false
         }
-        let index = pts == Int64.min ? decodedEnd : pts * ptsNum / ptsDen
-        stash(samples, frames: Int(count), at: index)
+        stash(samples, frames: Int(count), at: pts == Int64.min ? decodedEnd : index(ofPTS: pts))
         // After a seek: drop whatever precedes the target.
         if seekTarget > pendingIndex {
             let drop = Int(min(Int64(count), seekTarget - pendingIndex))

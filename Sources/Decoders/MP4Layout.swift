@@ -68,7 +68,9 @@ struct MP4Layout {
     var trim: (priming: Int64, frames: Int64)? {
         if let edit, edit.mediaTime >= 0, mediaTimescale > 0, movieTimescale > 0 {
             let priming = edit.mediaTime
-            let stated = edit.duration * mediaTimescale / movieTimescale
+            // Sizes from the file: Double, so no product of two of them can overflow.
+            let scaled = Double(edit.duration) * Double(mediaTimescale) / Double(movieTimescale)
+            let stated = scaled < Double(Int64(1) << 52) ? Int64(scaled) : Int64(1) << 52
             let available = max(0, decodedLength - priming)
             // A coarse movie time scale (FFmpeg writes 1/1000 s) rounds the duration: when it lands within one tick
             // of the samples there are, the sample table is the exact count.
@@ -157,7 +159,10 @@ struct MP4Layout {
             for index in 0..<Int64(count) {
                 guard let samples = try file.be32(at: body + 8 + index * 8),
                       let delta = try file.be32(at: body + 12 + index * 8) else { return }
-                total += Int64(samples) * Int64(delta)
+                // Each product fits (32 × 32 bits < 2^64 only unsigned): bound the sum long before Int64's end.
+                let (product, overflow) = UInt64(samples).multipliedReportingOverflow(by: UInt64(delta))
+                guard !overflow, product < UInt64(1) << 50 else { return }
+                total += Int64(product)
                 if total > Int64(1) << 50 { return }
             }
             state.pending.decodedLength = total
@@ -215,7 +220,7 @@ struct MP4Layout {
                 mediaTime = Int64(Int32(bitPattern: m))
             }
             if mediaTime == -1 { continue }  // an empty edit (a delay before the track starts)
-            guard duration >= 0, mediaTime >= 0 else { return }
+            guard duration >= 0, mediaTime >= 0, mediaTime < Int64(1) << 50 else { return }
             track.edit = (mediaTime, duration)
             return
         }
