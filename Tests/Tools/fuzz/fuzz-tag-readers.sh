@@ -31,6 +31,8 @@ module CAVShim { header "$root/Sources/CAVShim/include/av_shim.h" export * }
 MAP
     local flags=(-O -wmo -parse-as-library -sanitize="$sanitizers" -swift-version 6 -I "$obj"
                  -I Sources/CFLAC -I Sources/CVorbis -I Sources/CMPG123 -I Sources/COpusFile)
+    local include
+    for include in $(pkg-config --cflags-only-I opusfile flac vorbisfile libmpg123); do flags+=(-Xcc "$include"); done
     "$swiftc" "${flags[@]}" -module-name AudioCore -emit-module -emit-module-path "$obj/AudioCore.swiftmodule" \
         -c Sources/AudioCore/*.swift -o "$obj/AudioCore.o" || return 1
     "$swiftc" "${flags[@]}" -module-name FermataCore -emit-module -emit-module-path "$obj/FermataCore.swiftmodule" \
