@@ -20,8 +20,8 @@ struct ScanCommand: ParsableCommand {
             if running {
                 print("following scan \(job), already running")
             } else if follow {
-                print("no scan is running; the last one: " + Self.summary(report))
                 for line in Self.issueLines(try client.command("scan_issues")) { print(line) }
+                print("no scan is running; the last one: " + Self.summary(report))
                 return
             } else {
                 let verb = full ? "rescan" : "update"
@@ -48,8 +48,9 @@ struct ScanCommand: ParsableCommand {
                 FileHandle.standardError.write(Data("fermata: scan \(job) ended \(report["scan_phase"] ?? "?")\n".utf8))
                 throw ExitCode(ExitStatus.refused)
             }
-            print("scan \(job) done: " + Self.summary(report))
+            // The files not indexed first, the summary last (scripts read the last line).
             for line in Self.issueLines(try client.command("scan_issues")) { print(line) }
+            print("scan \(job) done: " + Self.summary(report))
         }
     }
 

@@ -18,8 +18,13 @@ struct CLIScanAudioTests {
             let full = try await daemon.fermata("scan", "--full")
             #expect(full.status == 0 && full.output.hasSuffix("(full)\n"), "\(full)")
             let follow = try await daemon.fermata("scan", "--follow")
-            #expect(follow.status == 0 && follow.output.hasPrefix("no scan is running; the last one: ")
+            let last = follow.output.split(separator: "\n").last.map(String.init) ?? ""
+            #expect(follow.status == 0 && last.hasPrefix("no scan is running; the last one: ")
                     && follow.output.hasSuffix("(full)\n"), "\(follow)")
+            // Every file the library could not index is named above the summary, with its reason.
+            let issues = try await daemon.ok("scan_issues").all("file")
+            #expect(!issues.isEmpty)
+            for path in issues { #expect(follow.output.contains("    " + path + "\n"), "\(path) in \(follow)") }
             let status = try await daemon.ok("scan_status")
             #expect(status["scan_phase"] == "finished" && status["last_mode"] == "full", "\(status)")
             #expect(Int(status["scan_files_seen"] ?? "") ?? 0 >= MusicFixture.tracks.count, "\(status)")

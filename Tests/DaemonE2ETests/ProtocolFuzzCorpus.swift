@@ -258,7 +258,7 @@ enum ProtocolFuzzCorpus {
         "readpicture": [MusicFixture.one.path, "0"],
         "rename": ["fuzz-other", "fuzz-third"], "repeat": ["1"], "replay_gain_mode": ["off"],
         "replay_gain_status": [], "rescan": ["Beta"], "rm": ["fuzz-third"], "save": ["fuzz-list", "append"],
-        "scan_status": [], "search": ["any", "bet"], "searchadd": ["any", "uno"], "searchcount": ["any", "bet"],
+        "scan_issues": [], "scan_status": [], "search": ["any", "bet"], "searchadd": ["any", "uno"], "searchcount": ["any", "bet"],
         "searchplaylist": ["fuzz-list", "(title contains 'u')", "window", "0:1"], "seek": ["0", "0.5"],
         "seekcur": ["0.5"], "seekid": ["1", "0.5"], "setvol": ["80"], "shuffle": ["0:3"], "single": ["0"],
         "speed_trainer": ["80", "5", "2", "100"], "stats": [], "status": [],
