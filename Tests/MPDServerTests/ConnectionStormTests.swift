@@ -41,7 +41,19 @@ import Testing
             "connection storm: 2000 connections in \(elapsed), steady client answered \(served) status commands, "
                 + "VmRSS \(before) KiB -> \(after) KiB (+\(after - before) KiB)")
         #expect(served > 0, "the steady client was answered while the storm ran")
-        #expect(after - before < 40 * 1024, "RSS grew from \(before) KiB to \(after) KiB")
+        // RSS is the whole test process's, and other suites run beside this one (some decode 30 s of audio): when
+        // the first storm's growth is over the bound, a second storm tells a leak (it grows again by as much) from
+        // a neighbour's allocation (it does not).
+        var growth = after - before
+        if growth >= 40 * 1024 {
+            let again = residentKiB()
+            try await onThread { try Self.storm(port: port, connections: 2_000) }
+            #expect(await harness.eventually { harness.server.connectionCount == 0 })
+            let second = residentKiB() - again
+            print("connection storm: the first storm's +\(growth) KiB was over the bound; a second one: +\(second) KiB")
+            growth = min(growth, second)
+        }
+        #expect(growth < 40 * 1024, "RSS grew by \(growth) KiB over 2000 connections, twice")
         try await harness.stop()
     }
 
