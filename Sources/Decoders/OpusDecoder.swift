@@ -21,6 +21,8 @@ public final class OpusDecoder: AudioDecoder {
     public let path: String
 
     private let file: OpaquePointer
+    /// Decodes mono and stereo packets with a plain libopus decoder (see its doc comment for why).
+    private let packets = OpusPacketDecoder()
     private let channelMap: [Int]
     private var position: Int64 = 0
     private var skip: Int64 = 0
@@ -48,6 +50,8 @@ public final class OpusDecoder: AudioDecoder {
         }
         self.file = file
         self.path = path
+        packets.file = file
+        op_set_decode_callback(file, opusPacketCallback, Unmanaged.passUnretained(packets).toOpaque())
         format = AudioFormat(sampleRate: 48_000, channels: channels, encoding: .f32)
         channelMap = VorbisDecoder.wavOrder(channels: channels)
         totalFrames = Self.playableFrames(file, channels: channels)
@@ -108,6 +112,7 @@ public final class OpusDecoder: AudioDecoder {
         var target = max(0, frame)
         if let totalFrames { target = min(target, totalFrames) }
         let from = max(0, target - Self.seekPreroll)
+        packets.reset()
         let result = op_pcm_seek(file, from)
         guard result == 0 else { throw .seekFailed(path: path, reason: "opusfile error \(result) seeking to \(target)") }
         skip = target - from
