@@ -1,0 +1,28 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Real power cuts (the kernel lab's `$KL_POWER_CUT`: the page cache is lost, nothing is unmounted), each a defect the
+/// power-cut campaign (`Tests/Tools/powercut/campaign.sh`) found, reproduced by `Tests/Tools/powercut/repro.sh`: two
+/// lab runs, the first acts and cuts the power, the second mounts the same disk and starts fermatad there.
+@Suite(.serialized, .enabled("needs ../shared/kernel-lab (run-in-kernel.sh --check)") {
+    try await onThread { KernelLab.available }
+})
+struct PowerCutTests {
+    static let repro = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Tools/powercut/repro.sh").standardized.path
+
+    /// `rm` of a stored playlist answered OK, then the power cut 1 s later: the playlist stays deleted. It came back
+    /// when the deletion waited for ext4's next journal commit (the playlists folder was not synced).
+    @Test func aDeletedPlaylistStaysDeletedAfterAPowerCut() async throws {
+        let bin = URL(fileURLWithPath: FaultDaemon.binary).deletingLastPathComponent().path
+        let run = await KernelLab.run([Self.repro, "playlist-rm", "--bin", bin])
+        #expect(run.status == 0 && run.output.contains("PASS"), "\(run)")
+    }
+
+    @Test func aRenamedPlaylistKeepsItsNewNameAfterAPowerCut() async throws {
+        let bin = URL(fileURLWithPath: FaultDaemon.binary).deletingLastPathComponent().path
+        let run = await KernelLab.run([Self.repro, "playlist-rename", "--bin", bin])
+        #expect(run.status == 0 && run.output.contains("PASS"), "\(run)")
+    }
+}
