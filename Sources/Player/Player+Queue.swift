@@ -110,6 +110,9 @@ extension Player {
             $0.replayGain = saved.replayGain
             $0.volume = saved.volume
         }
+        // A value a hand-edited row holds outside 50–150 % is stepped into range, as a tempo command would be.
+        let tempo = PlayerModes.steppedTempo(min(150, max(50, saved.tempoPercent)))
+        if tempo != modes.tempoPercent { setTempo(tempo) }
         editQueue { queue, _ in
             queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion,
                               shuffledOrder: nil)

@@ -335,6 +335,7 @@ public actor Player: PlayerControl {
         s.positionFrames = frame ?? (heard.entryID == current ? heard.sourceFrame : 0)
         s.sampleRate = heard.sourceRate
         s.volume = modes.volume
+        s.tempoPercent = modes.tempoPercent
         s.repeatMode = modes.repeatMode
         s.single = modes.single
         s.consume = modes.consume == .on

@@ -27,6 +27,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var positionFrames: Int64 = 0
     public var sampleRate: Int = 0
     public var volume = 100
+    /// Playback speed in percent (50–150; 100 untouched).
+    public var tempoPercent = 100
     public var repeatMode = RepeatMode.off
     public var single = false
     public var consume = false
@@ -39,7 +41,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
 
     public static func == (a: PlayerSnapshot, b: PlayerSnapshot) -> Bool {
         a.transport == b.transport && a.currentEntry == b.currentEntry && a.positionFrames == b.positionFrames
-            && a.sampleRate == b.sampleRate && a.volume == b.volume && a.repeatMode == b.repeatMode
+            && a.sampleRate == b.sampleRate && a.volume == b.volume && a.tempoPercent == b.tempoPercent
+            && a.repeatMode == b.repeatMode
             && a.single == b.single && a.consume == b.consume && a.replayGain == b.replayGain
             && a.loop?.entry == b.loop?.entry && a.loop?.region == b.loop?.region && a.queueVersion == b.queueVersion
             && a.nextEntryID == b.nextEntryID

@@ -57,5 +57,10 @@ enum StateMigrations {
         migrations.register("v5-practice-keeps-identities") { db in
             try db.execute(sql: PracticeMigrations.keepPractisedIdentities)
         }
+        migrations.register("v6-player-tempo") { db in
+            // The speed in percent as acknowledged: the power-cut campaign found it came back only from the current
+            // track's practice memory, so a tempo carried into another track was lost by any restart.
+            try db.execute(sql: "ALTER TABLE player_state ADD COLUMN tempo_percent INTEGER NOT NULL DEFAULT 100")
+        }
     }
 }

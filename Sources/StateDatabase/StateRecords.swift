@@ -25,6 +25,7 @@ struct PlayerStateRecord: StateRecord {
     var positionFrames: Int64
     var sampleRate: Int
     var volume: Int
+    var tempoPercent: Int
     var repeatMode: String
     var single: Bool
     var consume: Bool
@@ -44,6 +45,7 @@ struct PlayerStateRecord: StateRecord {
         positionFrames = s.positionFrames
         sampleRate = s.sampleRate
         volume = s.volume
+        tempoPercent = s.tempoPercent
         repeatMode = s.repeatMode.rawValue
         single = s.single
         consume = s.consume
@@ -65,6 +67,7 @@ struct PlayerStateRecord: StateRecord {
         s.positionFrames = positionFrames
         s.sampleRate = sampleRate
         s.volume = volume
+        s.tempoPercent = tempoPercent
         s.repeatMode = RepeatMode(rawValue: repeatMode) ?? .off
         s.single = single
         s.consume = consume

@@ -25,4 +25,19 @@ struct PowerCutTests {
         let run = await KernelLab.run([Self.repro, "playlist-rename", "--bin", bin])
         #expect(run.status == 0 && run.output.contains("PASS"), "\(run)")
     }
+
+    /// `tempo 80` on track 1, `next` (the tempo carries on into track 2), a clean stop 3 s later: track 2 comes back at
+    /// 80 %. The tempo was not in the saved player state, only in track 1's practice memory, so any restart lost it.
+    @Test func aTempoCarriedIntoTheNextTrackSurvivesARestart() async throws {
+        let bin = URL(fileURLWithPath: FaultDaemon.binary).deletingLastPathComponent().path
+        let run = await KernelLab.run([Self.repro, "tempo-track", "--bin", bin])
+        #expect(run.status == 0 && run.output.contains("PASS"), "\(run)")
+    }
+
+    /// The same tempo, and the power cut 1 s after its OK.
+    @Test func aTempoSurvivesAPowerCut() async throws {
+        let bin = URL(fileURLWithPath: FaultDaemon.binary).deletingLastPathComponent().path
+        let run = await KernelLab.run([Self.repro, "tempo-cut", "--bin", bin, "--delay", "1"])
+        #expect(run.status == 0 && run.output.contains("PASS"), "\(run)")
+    }
 }
