@@ -50,6 +50,18 @@ public struct ControlEngine: Sendable {
         return out
     }
 
+    /// `count` signed steps (clockwise positive) on line `line`, the relative axis of an evdev encoder: each step is a
+    /// detent, accelerated like a GPIO encoder's.
+    public mutating func steps(line: Int, _ count: Int, at time: UInt64) -> [ControlEvent] {
+        var out = advance(to: time)
+        guard keymap.lines.indices.contains(line), case let .steps(encoder) = keymap.lines[line].role else {
+            return out
+        }
+        let detents = accelerators[encoder].scale(keymap.encoders[encoder].inverted ? -count : count, at: time)
+        emit(detents: detents, encoder: encoder, at: time, into: &out)
+        return out
+    }
+
     /// Processes everything due at or before `now`, in time order.
     public mutating func advance(to now: UInt64) -> [ControlEvent] {
         var out: [ControlEvent] = []
@@ -85,13 +97,19 @@ public struct ControlEngine: Sendable {
             if case .encoderA = keymap.lines[line].role { isA = true }
             let detents = accelerators[encoder].scale(encoders[encoder].edge(isA: isA, level: level, at: time),
                                                       at: time)
-            guard detents != 0 else { return }
-            let e = keymap.encoders[encoder]
-            out.append(.detents(e.name, detents, at: time))
-            guard let action = detents > 0 ? e.clockwise : e.counterClockwise else { return }
-            let source = "\(e.name) \(detents > 0 ? "clockwise" : "counterclockwise")"
-            out.append(.action(action.scaled(by: abs(detents)), source: source, at: time))
+            emit(detents: detents, encoder: encoder, at: time, into: &out)
+        case .steps:
+            break  // steps come through `steps(line:_:at:)`, never as levels
         }
+    }
+
+    private func emit(detents: Int, encoder: Int, at time: UInt64, into out: inout [ControlEvent]) {
+        guard detents != 0 else { return }
+        let e = keymap.encoders[encoder]
+        out.append(.detents(e.name, detents, at: time))
+        guard let action = detents > 0 ? e.clockwise : e.counterClockwise else { return }
+        let source = "\(e.name) \(detents > 0 ? "clockwise" : "counterclockwise")"
+        out.append(.action(action.scaled(by: abs(detents)), source: source, at: time))
     }
 
     /// A press that completes a chord (its partner down, nothing fired for it yet) fires the chord instead.

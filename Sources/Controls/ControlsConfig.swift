@@ -1,8 +1,11 @@
 /// Where an input line is: by name on whichever chip has it (`GPIO17`), or by chip (label, name or path) and offset
-/// for boards whose lines have no names (`1c20800.pinctrl:75`). Chip numbers are never assumed. A value; any thread.
+/// for boards whose lines have no names (`1c20800.pinctrl:75`), or a key, scancode or axis of an input device
+/// (`[input-NAME]`, read through evdev). Chip numbers are never assumed. A value; any thread.
 public enum LineRef: Sendable, Hashable, CustomStringConvertible {
     case name(String)
     case chip(String, offset: UInt32)
+    /// A control of the `[input-NAME]` device `input`.
+    case evdev(input: String, code: EvdevCode)
 
     /// `NAME`, or `CHIP:OFFSET` when the text after the last ':' is a decimal number.
     public init?(parsing text: String) {
@@ -20,7 +23,14 @@ public enum LineRef: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case let .name(name): name
         case let .chip(chip, offset): "\(chip):\(offset)"
+        case let .evdev(input, code): "\(input) \(code)"
         }
+    }
+
+    /// Whether the line is read through evdev rather than GPIO.
+    public var isEvdev: Bool {
+        if case .evdev = self { return true }
+        return false
     }
 }
 
@@ -60,7 +70,9 @@ public struct ButtonConfig: Sendable, Hashable {
     }
 }
 
-/// A rotary encoder's two contacts and what a detent does. Its push switch is an ordinary `ButtonConfig`.
+/// A rotary encoder's two contacts and what a detent does. Its push switch is an ordinary `ButtonConfig`. An encoder
+/// read through evdev (an `EV_REL` axis: the `rotary-encoder` overlay, a wheel) has `a == b == .evdev(...)`: each
+/// step is a detent.
 public struct EncoderConfig: Sendable, Hashable {
     public var name: String
     public var a: LineRef
@@ -118,6 +130,10 @@ public struct ControlsConfig: Sendable, Hashable {
     public var buttons: [ButtonConfig] = []
     public var encoders: [EncoderConfig] = []
     public var chords: [ChordConfig] = []
+    /// The `[input-NAME]` devices (evdev), by name.
+    public var inputs: [InputDeviceConfig] = []
+    /// 50–2000 ms: an IR remote's scancode counts as released this long after its last repeat frame.
+    public var scancodeReleaseMs = 250
 
     public init() {}
 

@@ -66,7 +66,8 @@ struct GPIOLineOpener {
     }
 
     func open() -> [GPIORequestSource] {
-        guard !keymap.lines.isEmpty else { return [] }
+        let gpioLines = keymap.gpioLines
+        guard !gpioLines.isEmpty else { return [] }
         var chips = [CChar](repeating: 0, count: 2048)
         guard fgpio_describe_chips(&chips, chips.count) > 0 else {
             logger.warning("controls: no GPIO chip (/dev/gpiochip*) on this machine; physical controls are off")
@@ -74,7 +75,8 @@ struct GPIOLineOpener {
         }
         var found: [Found] = []
         var problems: [(problem: String, owners: [String])] = []
-        for (index, line) in keymap.lines.enumerated() {
+        for index in gpioLines {
+            let line = keymap.lines[index]
             switch locate(line.ref, chips: text(chips)) {
             case var .success(location):
                 location.line = index
@@ -128,6 +130,8 @@ struct GPIOLineOpener {
                 return .failure(rc == -ENOENT ? LineProblem("no line named \(name) on any GPIO chip (\(chips))")
                     : LineProblem(errno: -rc, "cannot search the GPIO chips for \(name)"))
             }
+        case .evdev:
+            return .failure(LineProblem("\(ref) is an input device control, not a GPIO line"))
         case let .chip(chip, offset):
             let rc = fgpio_find_chip_line(chip, offset, &location)
             switch rc {
@@ -176,7 +180,7 @@ struct GPIOLineOpener {
 
     private func logSummary(_ sources: [GPIORequestSource]) {
         let got = Set(sources.flatMap(\.lines))
-        let total = keymap.lines.count
+        let total = keymap.gpioLines.count
         let names = keymap.lines.indices.filter(got.contains).map {
             "\(keymap.lines[$0].owner) \(keymap.lines[$0].ref)"
         }

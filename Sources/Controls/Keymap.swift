@@ -1,5 +1,6 @@
 /// The controls flattened for the engine: one entry per input line (which button or encoder contact it is, how to
-/// request it), each button's gesture timing and actions, each encoder's decoder settings, and the chords.
+/// request it), each button's gesture timing and actions, each encoder's decoder settings, the chords, and the input
+/// devices (evdev) some lines are read from.
 /// Built once from a `ControlsConfig`. A value; any thread.
 public struct Keymap: Sendable, Equatable {
     /// What an input line is for.
@@ -7,6 +8,8 @@ public struct Keymap: Sendable, Equatable {
         case button(Int)
         case encoderA(Int)
         case encoderB(Int)
+        /// The relative axis (evdev `EV_REL`) of encoder N: steps, not levels.
+        case steps(Int)
     }
 
     /// One input line to request.
@@ -54,10 +57,27 @@ public struct Keymap: Sendable, Equatable {
     public var encoders: [Encoder] = []
     public var chords: [Chord] = []
     public var debounce: UInt64
+    /// The `[input-NAME]` devices; lines whose `ref` is `.evdev` name one of them.
+    public var inputs: [InputDeviceConfig] = []
+    /// Nanoseconds after an IR scancode's last frame at which its button counts as released.
+    public var scancodeRelease: UInt64
+
+    /// The indexes of the lines read from GPIO (every line that is not an evdev control).
+    public var gpioLines: [Int] { lines.indices.filter { !lines[$0].ref.isEvdev } }
+
+    /// Each evdev control of `input` (an `[input-NAME]` name) with its line index.
+    public func bindings(of input: String) -> [(code: EvdevCode, line: Int)] {
+        lines.indices.compactMap { index in
+            guard case let .evdev(name, code) = lines[index].ref, name == input else { return nil }
+            return (code, index)
+        }
+    }
 
     public init(_ config: ControlsConfig) {
         let ms: (Int) -> UInt64 = { UInt64($0) * 1_000_000 }
         debounce = ms(config.debounceMs)
+        scancodeRelease = ms(config.scancodeReleaseMs)
+        inputs = config.inputs
         let chordMembers = Set(config.chords.flatMap(\.buttons))
         for (index, button) in config.buttons.enumerated() {
             let a = button.actions
@@ -71,8 +91,9 @@ public struct Keymap: Sendable, Equatable {
             timing.pressOnDown = timing.longPress == nil && timing.hold == nil && timing.doubleWindow == nil
                 && !chordMembers.contains(button.name) && !repeatDiffers
             buttons.append(Button(name: button.name, timing: timing, actions: a))
-            lines.append(Line(role: .button(index), ref: button.line, settings: button.settings, debounce: debounce,
-                              owner: "button \(button.name)"))
+            // Keyboards, pedals and the kernel's gpio-keys debounce before evdev reports a key.
+            lines.append(Line(role: .button(index), ref: button.line, settings: button.settings,
+                              debounce: button.line.isEvdev ? 0 : debounce, owner: "button \(button.name)"))
         }
         for (index, encoder) in config.encoders.enumerated() {
             encoders.append(Encoder(name: encoder.name, clockwise: encoder.clockwise,
@@ -80,6 +101,11 @@ public struct Keymap: Sendable, Equatable {
                                     transitionsPerDetent: encoder.transitionsPerDetent, inverted: encoder.inverted,
                                     accelerationWindow: ms(encoder.accelerationMs),
                                     maxMultiplier: encoder.maxMultiplier))
+            if encoder.a.isEvdev {
+                lines.append(Line(role: .steps(index), ref: encoder.a, settings: encoder.settings, debounce: 0,
+                                  owner: "encoder \(encoder.name)"))
+                continue
+            }
             lines.append(Line(role: .encoderA(index), ref: encoder.a, settings: encoder.settings, debounce: 0,
                               owner: "encoder \(encoder.name) A"))
             lines.append(Line(role: .encoderB(index), ref: encoder.b, settings: encoder.settings, debounce: 0,

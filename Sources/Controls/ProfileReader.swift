@@ -39,6 +39,7 @@ struct ProfileReader {
                 controls.doublePressMs = try s.int("double_press_ms", 50...1000) ?? controls.doublePressMs
                 controls.repeatDelayMs = try s.int("repeat_delay_ms", 50...5000) ?? controls.repeatDelayMs
                 controls.repeatIntervalMs = try s.int("repeat_interval_ms", 20...5000) ?? controls.repeatIntervalMs
+                controls.scancodeReleaseMs = try s.int("scancode_release_ms", 50...2000) ?? controls.scancodeReleaseMs
                 lineSettings = try s.settings(default: lineSettings)
                 defaultChip = try s.string("chip") ?? defaultChip
             default:
@@ -62,19 +63,28 @@ struct ProfileReader {
             }
         }
         var chordEntries: [ProfileEntry?] = []
+        var inputUses: [(input: String, entry: ProfileEntry?)] = []
         for (name, keys) in sections where !["board", "controls"].contains(name) {
             var s = Section(name: name, keys: keys)
             let (kind, item) = try s.kindAndName()
             guard try s.bool("enabled") ?? true else { continue }
             switch kind {
+            case "input":
+                controls.inputs.append(try s.input(item))
             case "button":
                 let button = try s.button(item, settings: lineSettings, chip: defaultChip)
-                try claim(button.line, by: "button \(item)", keys["line"])
+                try claim(button.line, by: "button \(item)", keys["line"] ?? keys["key"] ?? keys["scancode"])
+                if case let .evdev(input, _) = button.line { inputUses.append((input, keys["input"])) }
                 controls.buttons.append(button)
             case "encoder":
                 let encoder = try s.encoder(item, settings: lineSettings, chip: defaultChip)
-                try claim(encoder.a, by: "encoder \(item) A", keys["a"])
-                try claim(encoder.b, by: "encoder \(item) B", keys["b"])
+                if case let .evdev(input, _) = encoder.a {
+                    try claim(encoder.a, by: "encoder \(item)", keys["axis"])
+                    inputUses.append((input, keys["input"]))
+                } else {
+                    try claim(encoder.a, by: "encoder \(item) A", keys["a"])
+                    try claim(encoder.b, by: "encoder \(item) B", keys["b"])
+                }
                 controls.encoders.append(encoder)
             default:
                 controls.chords.append(try s.chord(item))
@@ -87,6 +97,10 @@ struct ProfileReader {
                 throw ConfigError(file: entry?.file ?? "", line: entry?.line ?? 0, key: "chord-\(chord.name).buttons",
                                    message: "no enabled button called '\(button)'")
             }
+        }
+        for (input, entry) in inputUses where !controls.inputs.contains(where: { $0.name == input }) {
+            throw ConfigError(file: entry?.file ?? "", line: entry?.line ?? 0,
+                               key: entry.map { "\($0.section).input" }, message: "no enabled [input-\(input)]")
         }
         profile.controls = controls
     }
@@ -121,12 +135,13 @@ private struct Section {
     }
 
     mutating func kindAndName() throws(ConfigError) -> (String, String) {
-        for kind in ["button", "encoder", "chord"] {
+        for kind in ["button", "encoder", "chord", "input"] {
             for separator in ["-", "."] where name.hasPrefix(kind + separator) && name.count > kind.count + 1 {
                 return (kind, String(name.dropFirst(kind.count + 1)))
             }
         }
-        throw fail(nil, "unknown section (expected board, controls, button-NAME, encoder-NAME or chord-NAME)")
+        throw fail(nil, "unknown section (expected board, controls, button-NAME, encoder-NAME, chord-NAME or "
+            + "input-NAME)")
     }
 
     mutating func string(_ key: String) throws(ConfigError) -> String? {
@@ -195,8 +210,55 @@ private struct Section {
         return settings
     }
 
+    /// `[input-NAME]`: exactly one of `name`, `id` ("VVVV:PPPP") and `phys`, and `grab`.
+    mutating func input(_ item: String) throws(ConfigError) -> InputDeviceConfig {
+        let given = ["name", "id", "phys"].filter { keys[$0] != nil }
+        guard given.count == 1 else {
+            throw fail(given.count > 1 ? keys[given[1]] : nil, "an input device is matched by one of name, id, phys")
+        }
+        let match: InputDeviceConfig.Match
+        if let name = try string("name") {
+            guard !name.isEmpty else {
+                throw fail(keys["name"], "expected the device's name (N: Name= in /proc/bus/input/devices)")
+            }
+            match = .name(name)
+        } else if let id = try string("id") {
+            guard let parsed = InputDeviceConfig.Match.id(parsing: id) else {
+                throw fail(keys["id"], "expected vendor:product in hexadecimal, e.g. \"3553:b001\"")
+            }
+            match = parsed
+        } else {
+            guard let phys = try string("phys"), !phys.isEmpty else { throw fail(keys["phys"], "expected a path") }
+            match = .phys(phys)
+        }
+        return InputDeviceConfig(name: item, match: match, grab: try bool("grab") ?? true)
+    }
+
+    /// An evdev control: `input` names the device; `what` is read by `parse` from a string or a whole number.
+    mutating func evdev(_ key: String, _ parse: (String) -> EvdevCode?, expected: String) throws(ConfigError)
+        -> LineRef {
+        guard let input = try string("input") else { throw fail(nil, "missing 'input'") }
+        guard let entry = take(key) else { throw fail(nil, "missing '\(key)' (\(expected))") }
+        let text: String
+        switch entry.value {
+        case let .string(value): text = value
+        case let .integer(value) where value >= 0: text = "\(value)"
+        default: throw fail(entry, "expected \(expected)")
+        }
+        guard let code = parse(text) else { throw fail(entry, "expected \(expected)") }
+        return .evdev(input: input, code: code)
+    }
+
     mutating func button(_ item: String, settings: LineSettings, chip: String?) throws(ConfigError) -> ButtonConfig {
-        var button = ButtonConfig(name: item, line: try line("line", chip: chip))
+        let source: LineRef
+        if keys["input"] == nil {
+            source = try line("line", chip: chip)
+        } else if keys["scancode"] != nil {
+            source = try evdev("scancode", EvdevCode.scancode(parsing:), expected: "a scancode (e.g. \"0x40bf12\")")
+        } else {
+            source = try evdev("key", EvdevCode.key(parsing:), expected: "a key name (KEY_B, BTN_0) or code 1–767")
+        }
+        var button = ButtonConfig(name: item, line: source)
         button.settings = try self.settings(default: settings)
         for gesture in Gesture.allCases {
             if let action = try action(gesture.rawValue), let action { button.actions[gesture] = action }
@@ -213,8 +275,14 @@ private struct Section {
 
     mutating func encoder(_ item: String, settings: LineSettings, chip: String?) throws(ConfigError)
         -> EncoderConfig {
-        var encoder = EncoderConfig(name: item, a: try line("a", chip: chip), b: try line("b", chip: chip),
+        var encoder: EncoderConfig
+        if keys["input"] != nil {
+            let axis = try evdev("axis", EvdevCode.axis(parsing:), expected: "an axis (REL_WHEEL, REL_DIAL) or 0–15")
+            encoder = EncoderConfig(name: item, a: axis, b: axis, clockwise: nil, counterClockwise: nil)
+        } else {
+            encoder = EncoderConfig(name: item, a: try line("a", chip: chip), b: try line("b", chip: chip),
                                     clockwise: nil, counterClockwise: nil)
+        }
         encoder.settings = try self.settings(default: settings)
         encoder.clockwise = try action("clockwise") ?? nil
         encoder.counterClockwise = try action("counterclockwise") ?? nil

@@ -26,10 +26,12 @@ public struct ConfigEntry: Sendable, Equatable {
     public var qualifiedKey: String { section.isEmpty ? key : "\(section).\(key)" }
 
     /// Whether the section belongs to the physical controls: `board`, `controls`, `button-*`, `encoder-*`,
-    /// `chord-*` (a board profile's sections, which the user's configuration may override key by key).
+    /// `chord-*`, `input-*` (a board profile's sections, which the user's configuration may override key by key).
     public static func isControlsSection(_ section: String) -> Bool {
         section == "board" || section == "controls"
-            || ["button", "encoder", "chord"].contains { section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".") }
+            || ["button", "encoder", "chord", "input"].contains {
+                section.hasPrefix($0 + "-") || section.hasPrefix($0 + ".")
+            }
     }
 
     public var isControlsEntry: Bool { Self.isControlsSection(section) }
