@@ -170,10 +170,12 @@ let package = Package(
 
         // Physical controls: libgpiod v1/v2 behind one C shim, debounce, gestures, rotary decoding, keymap, boards.
         .target(name: "CGPIOShim", dependencies: ["CGPIOD"]),
+        // The evdev ioctls (EVIOCGRAB, EVIOCGNAME, ...: macros Swift cannot import), inotify and epoll; no library.
+        .target(name: "CEvdevShim"),
         .target(
             name: "Controls",
             dependencies: [
-                "AudioCore", "CGPIOShim", "FermataCore", "FermataConfig",
+                "AudioCore", "CGPIOShim", "CEvdevShim", "FermataCore", "FermataConfig",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

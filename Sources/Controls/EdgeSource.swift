@@ -16,15 +16,37 @@ public struct RawEdge: Sendable, Hashable {
     }
 }
 
+/// What a source hands the engine: an edge (a level change on a line), or steps on a relative axis (evdev).
+enum SourceInput: Sendable, Equatable {
+    case edge(RawEdge)
+    case steps(line: Int, count: Int, time: UInt64)
+
+    var time: UInt64 {
+        switch self {
+        case let .edge(edge): edge.time
+        case let .steps(_, _, time): time
+        }
+    }
+}
+
 /// Where the GPIO thread gets edges: descriptors to poll for input and a way to read what is pending on each.
 /// Created, used and closed on the GPIO thread only.
 protocol EdgeSource: AnyObject {
     var descriptors: [Int32] { get }
-    /// Appends the edges pending on `descriptors[index]`; never blocks. Throws the errno when the source is broken.
-    func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError)
+    /// Appends what is pending on `descriptors[index]`; never blocks. Throws the errno when the source is broken.
+    func read(_ index: Int, into inputs: inout [SourceInput]) throws(EdgeSourceError)
     /// The logical level of each of its lines now.
     func levels() -> [(line: Int, level: Bool)]
+    /// When `expire` must next be called (a source with timing of its own: an IR scancode's release), or nil.
+    var deadline: UInt64? { get }
+    /// Appends what is due at or before `now`.
+    func expire(now: UInt64, into inputs: inout [SourceInput])
     func close()
+}
+
+extension EdgeSource {
+    var deadline: UInt64? { nil }
+    func expire(now: UInt64, into inputs: inout [SourceInput]) {}
 }
 
 /// A source that stopped working (a chip unplugged, a descriptor closed), with the errno.
@@ -52,7 +74,7 @@ public final class PipeEdgeSource: EdgeSource {
 
     var descriptors: [Int32] { [fd] }
 
-    func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError) {
+    func read(_ index: Int, into inputs: inout [SourceInput]) throws(EdgeSourceError) {
         var records = [(UInt32, UInt32, UInt64)](repeating: (0, 0, 0), count: 32)
         let count = records.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
         if count < 0 {
@@ -62,8 +84,8 @@ public final class PipeEdgeSource: EdgeSource {
         if count == 0 { throw EdgeSourceError(errno: EPIPE) }
         precondition(count % 16 == 0, "edge records are written whole (16 bytes, atomic on a pipe)")
         for (line, level, time) in records[..<(count / 16)] {
-            edges.append(RawEdge(line: Int(UInt32(littleEndian: line)), level: UInt32(littleEndian: level) != 0,
-                                 time: UInt64(littleEndian: time)))
+            inputs.append(.edge(RawEdge(line: Int(UInt32(littleEndian: line)), level: UInt32(littleEndian: level) != 0,
+                                        time: UInt64(littleEndian: time))))
         }
     }
 

@@ -22,13 +22,14 @@ final class GPIORequestSource: EdgeSource {
         (0..<fgpio_request_fd_count(request)).map { fgpio_request_fd(request, $0) }
     }
 
-    func read(_ index: Int, into edges: inout [RawEdge]) throws(EdgeSourceError) {
+    func read(_ index: Int, into inputs: inout [SourceInput]) throws(EdgeSourceError) {
         let count = buffer.withUnsafeMutableBufferPointer {
             fgpio_request_read(request, index, $0.baseAddress, $0.count)
         }
         guard count >= 0 else { throw EdgeSourceError(errno: -count) }
         for event in buffer[..<Int(count)] where Int(event.index) < lines.count {
-            edges.append(RawEdge(line: lines[Int(event.index)], level: event.rising != 0, time: event.timestamp_ns))
+            inputs.append(.edge(RawEdge(line: lines[Int(event.index)], level: event.rising != 0,
+                                        time: event.timestamp_ns)))
         }
     }
 

@@ -28,10 +28,13 @@ extension InputReactor {
             }
         }
         var armed: UInt64 = 0
-        var edges: [RawEdge] = []
+        var inputs: [SourceInput] = []
         var events: [ControlEvent] = []
         while true {
-            let due = reading ? engine.deadline ?? 0 : 0
+            var due = reading ? engine.deadline ?? 0 : 0
+            for source in sources where reading {
+                if let at = source.deadline, due == 0 || at < due { due = at }
+            }
             if due != armed {
                 _ = fgpio_timer_arm(timer, due)
                 armed = due
@@ -53,19 +56,18 @@ extension InputReactor {
                 if requests.exit { return }
             }
             if reading {
-                edges.removeAll(keepingCapacity: true)
-                read(sources, slots: slots, fds: &fds, into: &edges)
-                for edge in edges {
-                    if reportEdges {
-                        events.append(.edge(line: keymap.lines[edge.line].ref.description, level: edge.level,
-                                            at: edge.time))
-                    }
-                    events += engine.edge(line: edge.line, level: edge.level, at: edge.time)
+                inputs.removeAll(keepingCapacity: true)
+                let timerFired = fds[timerSlot].revents & Int16(POLLIN) != 0
+                let now = timerFired ? MonotonicClock.nanoseconds() : 0
+                if timerFired {
+                    for source in sources { source.expire(now: now, into: &inputs) }
                 }
-                if fds[timerSlot].revents & Int16(POLLIN) != 0 {
+                read(sources, slots: slots, fds: &fds, into: &inputs)
+                for input in inputs { feed(input, to: &engine, into: &events) }
+                if timerFired {
                     fgpio_timer_clear(timer)
                     armed = 0
-                    events += engine.advance(to: MonotonicClock.nanoseconds())
+                    events += engine.advance(to: now)
                 }
                 for event in events { continuation.yield(event) }
                 events.removeAll(keepingCapacity: true)
@@ -74,9 +76,22 @@ extension InputReactor {
         }
     }
 
+    /// One edge or axis step into the engine (and the raw edge to the monitor when it asks for them).
+    private func feed(_ input: SourceInput, to engine: inout ControlEngine, into events: inout [ControlEvent]) {
+        switch input {
+        case let .edge(edge):
+            if reportEdges {
+                events.append(.edge(line: keymap.lines[edge.line].ref.description, level: edge.level, at: edge.time))
+            }
+            events += engine.edge(line: edge.line, level: edge.level, at: edge.time)
+        case let .steps(line, count, time):
+            events += engine.steps(line: line, count, at: time)
+        }
+    }
+
     /// Reads what the readable sources have, merged in kernel-timestamp order (lines on different descriptors).
     private func read(_ sources: [any EdgeSource], slots: [(source: Int, index: Int)], fds: inout [pollfd],
-                      into edges: inout [RawEdge]) {
+                      into edges: inout [SourceInput]) {
         for (i, slot) in slots.enumerated() where fds[i].revents != 0 {
             do throws(EdgeSourceError) {
                 guard fds[i].revents & Int16(POLLIN) != 0 else { throw EdgeSourceError(errno: EIO) }

@@ -17,10 +17,11 @@ public enum ControlsInput: Sendable {
     case records(fd: Int32, userDebounce: Bool)
 }
 
-/// The GPIO thread (`fermata-gpio`): opens the lines, then blocks in poll(2) on the line requests' descriptors, a
-/// timerfd and a wake eventfd. The timer is armed only while the engine has a deadline (debounce, long press,
-/// repeat, double-press window), so with nobody touching the controls the thread never wakes. Events go out through
-/// an `AsyncStream` continuation.
+/// The GPIO thread (`fermata-gpio`): opens the lines and the input devices (`EvdevHub`), then blocks in poll(2) on
+/// the line requests' descriptors, the input devices' epoll descriptor, a timerfd and a wake eventfd. The timer is
+/// armed only while the engine or a source has a deadline (debounce, long press, repeat, double-press window, an IR
+/// scancode's release), so with nobody touching the controls the thread never wakes. Events go out through an
+/// `AsyncStream` continuation.
 ///
 /// It is also a `TaskExecutor`: the service consumes the events and calls the player on this thread
 /// (`withTaskExecutorPreference`), so an edge reaches the player without waking another thread — at the GPIO
@@ -124,6 +125,7 @@ final class InputReactor: TaskExecutor, Sendable {
         switch input {
         case .gpio:
             sources = GPIOLineOpener(keymap: keymap, consumer: consumer, logger: logger).open()
+                + (keymap.inputs.isEmpty ? [] : [EvdevHub(keymap: keymap, logger: logger)])
             userDebounce = !fgpio_kernel_debounce()
         case let .records(fd, debounce):
             sources = [PipeEdgeSource(fd: fd)]
@@ -140,7 +142,7 @@ final class InputReactor: TaskExecutor, Sendable {
         var engine = ControlEngine(keymap: keymap, userDebounce: userDebounce, levels: levels)
         var opened = sources.reduce(0) { $0 + (($1 as? GPIORequestSource)?.lines.count ?? 0) }
         if case .records = input { opened = keymap.lines.count }
-        continuation.yield(.ready(opened: opened, of: keymap.lines.count, at: MonotonicClock.nanoseconds()))
+        continuation.yield(.ready(opened: opened, of: keymap.gpioLines.count, at: MonotonicClock.nanoseconds()))
         loop(sources: sources, engine: &engine)
         control.withLock { state in
             if let fd = state.wake { _ = Glibc.close(fd) }

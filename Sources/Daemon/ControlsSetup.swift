@@ -16,12 +16,22 @@ public struct ControlsSetup: Sendable {
     public static func resolve(_ config: DaemonConfig, directories: [String] = BoardProfile.directories,
                                model: String? = nil) throws(ConfigError) -> ControlsSetup {
         let origin = config.file ?? "fermata.toml"
+        let overrides = config.controlsEntries.map { ProfileEntry($0, file: origin) }
+        // Input devices (`[input-NAME]`, evdev) need no board: without a profile they run on the configuration alone.
+        let inputsOnly = { (why: String) throws(ConfigError) -> ControlsSetup? in
+            guard overrides.contains(where: { $0.section.hasPrefix("input-") || $0.section.hasPrefix("input.") })
+            else { return nil }
+            return ControlsSetup(profile: try BoardProfile(entries: overrides),
+                                 note: "controls: no board profile (\(why)); input devices from \(origin)")
+        }
         let file: String
         switch config.board {
         case "off", "none":
+            if let setup = try inputsOnly("[controls] board = \"\(config.board)\"") { return setup }
             return ControlsSetup(profile: nil, note: "controls: off ([controls] board = \"\(config.board)\")")
         case "auto":
             guard let found = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model) }).first else {
+                if let setup = try inputsOnly("none matches this machine") { return setup }
                 let machine = model ?? (try? String(contentsOfFile: BoardProfile.modelFile, encoding: .utf8))
                 let named = machine.map { "\"\(BoardProfile.machineName($0))\"" } ?? "(no \(BoardProfile.modelFile))"
                 return ControlsSetup(profile: nil, note: "controls: off: no board profile in "
@@ -36,7 +46,6 @@ public struct ControlsSetup: Sendable {
             }
             file = named
         }
-        let overrides = config.controlsEntries.map { ProfileEntry($0, file: origin) }
         let profile = try BoardProfile.load(file: file, overrides: overrides)
         let state = profile.controls.enabled ? "" : " (disabled by [controls] enabled = false)"
         return ControlsSetup(profile: profile, note: "controls: board profile \(file)\(state)")

@@ -46,6 +46,23 @@ import TestSupport
         #expect(off.profile == nil)
     }
 
+    /// Input devices need no board: with `board = "off"` or no profile for the machine they run on the file alone.
+    @Test func inputDevicesRunWithoutABoardProfile() throws {
+        let pedal = "[input-pedal]\nid = \"3553:b001\"\n"
+            + "[button-pedal]\ninput = \"pedal\"\nkey = \"KEY_B\"\npress = \"play-pause\"\n"
+        for text in ["[controls]\nboard = \"off\"\n" + pedal, pedal] {
+            let (setup, _) = try resolve(text)
+            let profile = try #require(setup.profile, "\(setup.note)")
+            #expect(setup.note.contains("no board profile") && setup.note.contains("input devices from"), "\(setup.note)")
+            let wanted = InputDeviceConfig(name: "pedal", match: .id(vendor: 0x3553, product: 0xb001))
+            #expect(profile.controls.inputs == [wanted])
+            #expect(profile.controls.buttons.map(\.line) == [.evdev(input: "pedal", code: .key(48))])
+        }
+        // With a board, the pedal joins its buttons.
+        let (pi, _) = try resolve(pedal, model: "Raspberry Pi 5 Model B Rev 1.0")
+        #expect(pi.profile?.id == "rpi-5" && pi.profile?.controls.buttons.contains { $0.name == "pedal" } == true)
+    }
+
     @Test func mistakesNameTheFileLineAndKey() throws {
         func failure(_ text: String) -> String {
             do { _ = try resolve(text); return "no error" } catch { return "\(error)" }
