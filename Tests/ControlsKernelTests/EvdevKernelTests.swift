@@ -1,0 +1,56 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Input devices through evdev on a real kernel: ../shared/kernel-lab makes a virtual USB foot pedal through
+/// /dev/uinput (guest/evdev-pedal-scenario.py, raw ioctls) with the kernel's own autorepeat, and the real fermatad,
+/// started before the pedal exists, takes it by name: one play/pause per tap, none added by autorepeat, nothing seen
+/// by another reader while fermatad holds it, and working again within 1 s of being unplugged and plugged back.
+@Suite(.serialized, .enabled("needs ../shared/kernel-lab (run-in-kernel.sh --check)") {
+    try await onThread { KernelLab.available }
+})
+struct EvdevKernelTests {
+    @Test func realDaemonFootPedalThroughEvdev() async throws {
+        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fermatad").path
+        try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
+        let out = try KernelLab.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
+        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
+        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
+        let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-pedal-scenario.py",
+                                               out, fermatad])
+        let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""
+        let raw = (try? String(contentsOfFile: out + "/results", encoding: .utf8)) ?? ""
+        let context = "results:\n\(raw)\nlog:\n\(log)\n\(run)"
+        try #require(run.status == 0, "kernel lab: \(context)")
+        let r = KernelLab.results(out + "/results")
+        print("evdev pedal scenario:", raw.split(separator: "\n").joined(separator: "; "))
+        #expect(r["before"] == ["playing"], "\(context)")
+        // The other reader's check can see events: on a device nobody grabs it reads them, and a 0.6 s hold shows
+        // the kernel's autorepeat (250 ms, then every 33 ms), so the hold below is really repeated.
+        #expect(Int(r["unheld_reader_bytes"]?.first ?? "") ?? 0 > 0, "\(context)")
+        #expect(Int(r["unheld_reader_repeats"]?.first ?? "") ?? 0 >= 3, "\(context)")
+        // Plugged in after start: each tap toggles once; a 1.5 s hold (about 40 kernel repeats) toggles once.
+        for step in ["tap1", "tap2", "held", "after_reader_tap", "replugged"] {
+            #expect(r[step].map { $0 != ["None"] } == true, "\(step) never reached its state\n\(context)")
+        }
+        for step in ["tap1_toggles", "tap2_toggles", "held_toggles", "replugged_toggles"] {
+            #expect(r[step] == ["1"], "\(step): one player change per press\n\(context)")
+        }
+        // While fermatad holds the pedal, another reader of its node sees nothing.
+        #expect(r["held_reader_bytes"] == ["0"], "\(context)")
+        #expect(r["exit"] == ["0"], "\(context)")
+        // Made again while fermatad runs: it has the pedal again within 1 s (the inotify watch, not a poll).
+        let replugged = try #require(Double(r["replug_ready_after"]?.first ?? ""), "\(context)")
+        #expect(replugged < 1.0, "\(context)")
+        // One log line per change: waiting, plugged, unplugged, plugged again, unplugged for good — nothing else.
+        let lines = log.split(separator: "\n").filter { $0.contains("controls: input pedal") }
+        #expect(lines.count == 5, "\(lines.joined(separator: "\n"))")
+        #expect(lines.first?.contains("not present; waiting") == true)
+        #expect(lines.filter { $0.contains("ready, grabbed: KEY_B") }.count == 2, "\(lines)")
+        #expect(lines.filter { $0.contains("unplugged") }.count == 2, "\(lines)")
+        #expect(!log.contains("Fermata Test Other Keyboard"), "a device nobody configured is not logged\n\(log)")
+    }
+}
