@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// Input devices through evdev on a real kernel: ../shared/kernel-lab makes a virtual USB foot pedal through
-/// /dev/uinput (guest/evdev-pedal-scenario.py, raw ioctls) with the kernel's own autorepeat, and the real fermatad,
+/// /dev/uinput (guest/evdev-scenario.py, raw ioctls) with the kernel's own autorepeat, and the real fermatad,
 /// started before the pedal exists, takes it by name: one play/pause per tap, none added by autorepeat, nothing seen
 /// by another reader while fermatad holds it, and working again within 1 s of being unplugged and plugged back.
 @Suite(.serialized, .enabled("needs ../shared/kernel-lab (run-in-kernel.sh --check)") {
@@ -19,7 +19,7 @@ struct EvdevKernelTests {
         try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
         try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
         try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
-        let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-pedal-scenario.py",
+        let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-scenario.py",
                                                out, fermatad])
         let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""
         let raw = (try? String(contentsOfFile: out + "/results", encoding: .utf8)) ?? ""
@@ -52,5 +52,42 @@ struct EvdevKernelTests {
         #expect(lines.filter { $0.contains("ready, grabbed: KEY_B") }.count == 2, "\(lines)")
         #expect(lines.filter { $0.contains("unplugged") }.count == 2, "\(lines)")
         #expect(!log.contains("Fermata Test Other Keyboard"), "a device nobody configured is not logged\n\(log)")
+    }
+
+    /// An IR remote with no keymap (a raw scancode held for 1 s of repeat frames: one `next`), a knob (REL_DIAL
+    /// steps: volume), and a card reader that registers as a keyboard and a mouse with the same ids: both nodes are
+    /// taken once each and grabbed, and its Enter key works (bound to stop).
+    @Test func realDaemonRemoteKnobAndReader() async throws {
+        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("fermatad").path
+        try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
+        let out = try KernelLab.scratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
+        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
+        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
+        let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-scenario.py",
+                                               out, fermatad, "devices"])
+        let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""
+        let raw = (try? String(contentsOfFile: out + "/results", encoding: .utf8)) ?? ""
+        let context = "results:\n\(raw)\nlog:\n\(log)\n\(run)"
+        try #require(run.status == 0, "kernel lab: \(context)")
+        let r = KernelLab.results(out + "/results")
+        print("evdev devices scenario:", raw.split(separator: "\n").joined(separator: "; "))
+        #expect(r["remote_ready"] == ["True"] && r["knob_ready"] == ["True"] && r["reader_ready"] == ["True"],
+                "\(context)")
+        #expect(r["remote_held"] == ["#2/2", "playing"], "one next for ten frames of one scancode\n\(context)")
+        #expect(r["knob_down"] == ["volume:90%"], "five steps of volume-2 from 100\n\(context)")
+        #expect(r["knob_up"] == ["volume:94%"], "one event of two steps\n\(context)")
+        let nodes = r["reader_nodes"] ?? []
+        #expect(nodes.count == 2 && nodes[0] != nodes[1], "\(context)")
+        #expect(r["reader_enter"] == ["stopped"], "Enter on the reader's keyboard node: stop\n\(context)")
+        #expect(r["reader_mouse_other_reader_bytes"] == ["0"] && r["reader_keyboard_other_reader_bytes"] == ["0"],
+                "both nodes of the reader are grabbed\n\(context)")
+        let reader = log.split(separator: "\n")
+            .filter { $0.contains("controls: input reader: ") && $0.contains("ready, grabbed") }
+        #expect(Set(nodes.map { node in reader.filter { $0.contains(node + " ") }.count }) == [1],
+                "each node taken once\n\(reader)")
+        #expect(r["exit"] == ["0"], "\(context)")
     }
 }

@@ -1,6 +1,9 @@
 #!/usr/bin/python3
-"""Guest side of ControlsKernelTests.realDaemonFootPedalThroughEvdev, run inside ../shared/kernel-lab:
-    evdev-pedal-scenario.py OUT FERMATAD
+"""Guest side of the EvdevKernelTests, run inside ../shared/kernel-lab:
+    evdev-scenario.py OUT FERMATAD [pedal|devices]
+"devices" (realDaemonRemoteKnobAndReader) makes an IR remote sending a raw scancode (one `next` for a held button),
+a knob with REL_DIAL (volume steps) and a card reader registered twice, as keyboard and mouse with the same ids (both
+nodes taken and grabbed); see devices(). "pedal" (the default, realDaemonFootPedalThroughEvdev):
 OUT/music holds a.wav and b.wav. A virtual USB foot pedal is made through /dev/uinput with raw ioctls (no
 python3-evdev): one key (KEY_B) with the kernel's own autorepeat (EV_REP: 250 ms, then every 33 ms). fermatad runs
 with a configuration naming the pedal, and is started before the pedal exists. The scenario:
@@ -24,18 +27,21 @@ import sys
 import time
 
 out, fermatad = sys.argv[1], sys.argv[2]
+scenario = sys.argv[3] if len(sys.argv) > 3 else "pedal"
 results = open(f"{out}/results", "w", buffering=1)
 SOCK = "/tmp/fermata-mpd.sock"
 NAME = b"Fermata Test FootSwitch"
-EV_SYN, EV_KEY, EV_REP = 0, 1, 0x14
-KEY_B = 48
+EV_SYN, EV_KEY, EV_REL, EV_MSC, EV_REP = 0, 1, 2, 4, 0x14
+KEY_B, KEY_ENTER, KEY_1, BTN_LEFT = 48, 28, 2, 0x110
+REL_X, REL_Y, REL_DIAL, MSC_SCAN = 0, 1, 7, 4
 
 
 def ioc(direction, kind, number, size):
     return (direction << 30) | (size << 16) | (ord(kind) << 8) | number
 
 
-UI_SET_EVBIT, UI_SET_KEYBIT = ioc(1, "U", 100, 4), ioc(1, "U", 101, 4)
+UI_SET_EVBIT, UI_SET_KEYBIT, UI_SET_RELBIT = ioc(1, "U", 100, 4), ioc(1, "U", 101, 4), ioc(1, "U", 102, 4)
+UI_SET_MSCBIT = ioc(1, "U", 104, 4)
 UI_DEV_SETUP, UI_DEV_CREATE, UI_DEV_DESTROY = ioc(1, "U", 3, 92), ioc(0, "U", 1, 0), ioc(0, "U", 2, 0)
 
 
@@ -44,21 +50,33 @@ def result(key, *values):
 
 
 class Pedal:
-    """A uinput device: a USB foot switch that types KEY_B, autorepeating like a keyboard."""
+    """A uinput device: by default a USB foot switch that types KEY_B, autorepeating like a keyboard; or, with other
+    arguments, a remote sending scancodes, a knob with a relative axis, half of a keyboard-and-mouse reader."""
 
-    def __init__(self, name=NAME):
+    def __init__(self, name=NAME, keys=(KEY_B,), rels=(), scans=False, repeat=True, ids=(0x3553, 0xB001),
+                 taken=()):
         self.name = name
         self.fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
-        fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_KEY)
-        fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_REP)
-        fcntl.ioctl(self.fd, UI_SET_KEYBIT, KEY_B)
+        if keys:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_KEY)
+        for key in keys:
+            fcntl.ioctl(self.fd, UI_SET_KEYBIT, key)
+        if repeat:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_REP)
+        if rels:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_REL)
+        for rel in rels:
+            fcntl.ioctl(self.fd, UI_SET_RELBIT, rel)
+        if scans:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_MSC)
+            fcntl.ioctl(self.fd, UI_SET_MSCBIT, MSC_SCAN)
         # struct uinput_setup: input_id (bustype BUS_USB, vendor, product, version), name[80], ff_effects_max.
-        setup = struct.pack("<HHHH80sI", 0x03, 0x3553, 0xB001, 1, name, 0)
+        setup = struct.pack("<HHHH80sI", 0x03, ids[0], ids[1], 1, name, 0)
         fcntl.ioctl(self.fd, UI_DEV_SETUP, setup)
         fcntl.ioctl(self.fd, UI_DEV_CREATE)
         self.node = None
         for _ in range(200):
-            self.node = find_node(name)
+            self.node = find_node(name, taken)
             if self.node:
                 break
             time.sleep(0.01)
@@ -66,8 +84,12 @@ class Pedal:
     def emit(self, kind, code, value):
         os.write(self.fd, struct.pack("llHHi", 0, 0, kind, code, value))
 
-    def key(self, down):
-        self.emit(EV_KEY, KEY_B, 1 if down else 0)
+    def key(self, down, code=KEY_B):
+        self.emit(EV_KEY, code, 1 if down else 0)
+        self.emit(EV_SYN, 0, 0)
+
+    def send(self, kind, code, value):
+        self.emit(kind, code, value)
         self.emit(EV_SYN, 0, 0)
 
     def tap(self, ms=80):
@@ -80,9 +102,9 @@ class Pedal:
         os.close(self.fd)
 
 
-def find_node(name):
-    for entry in os.listdir("/sys/class/input"):
-        if not entry.startswith("event"):
+def find_node(name, taken=()):
+    for entry in sorted(os.listdir("/sys/class/input")):
+        if not entry.startswith("event") or f"/dev/input/{entry}" in taken:
             continue
         try:
             with open(f"/sys/class/input/{entry}/device/name", "rb") as f:
@@ -171,19 +193,110 @@ class Toggles:
         self.sock.close()
 
 
+PEDAL_CONFIG = ('[controls]\nboard = "off"\n\n[input-pedal]\nname = "%s"\n\n' % NAME.decode()
+                + '[button-pedal]\ninput = "pedal"\nkey = "KEY_B"\npress = "play-pause"\n')
+
+# An IR remote with no keymap (a scancode), a knob (REL_DIAL), and a card reader that registers twice, as a keyboard
+# and as a mouse, with the same name and ids (matched by id).
+DEVICES_CONFIG = """[controls]
+board = "off"
+scancode_release_ms = 250
+
+[input-remote]
+name = "Fermata Test Remote"
+
+[button-remote-next]
+input = "remote"
+scancode = "0x40bf12"
+press = "next"
+
+[input-knob]
+name = "Fermata Test Knob"
+
+[encoder-knob]
+input = "knob"
+axis = "REL_DIAL"
+clockwise = "volume+2"
+counterclockwise = "volume-2"
+acceleration_ms = 0
+
+[input-reader]
+id = "16c0:27db"
+
+[button-reader-enter]
+input = "reader"
+key = "KEY_ENTER"
+press = "stop"
+"""
+
+
+def log_count(text):
+    return open(f"{out}/daemon.log").read().count(text)
+
+
+def await_log(text, count, seconds=5):
+    start = time.monotonic()
+    while log_count(text) < count and time.monotonic() - start < seconds:
+        time.sleep(0.01)
+    return log_count(text) >= count
+
+
+def status_word(prefix):
+    """The word of `mpc status` starting with `prefix` ("#" for the position, "volume:" for the volume)."""
+    text = mpc("status").replace("volume: ", "volume:")
+    return next((word for word in text.split() if word.startswith(prefix)), None)
+
+
+def devices():
+    remote = Pedal(b"Fermata Test Remote", keys=(), repeat=False, scans=True, ids=(0x0bda, 0x4321))
+    result("remote_ready", await_log("input remote: ", 1))
+    # A remote button held 1 s: NEC repeat frames every 110 ms, the same scancode. One `next`, not ten: from the
+    # first of two songs, a second `next` would stop the player.
+    for _ in range(10):
+        remote.send(EV_MSC, MSC_SCAN, 0x40BF12)
+        time.sleep(0.11)
+    time.sleep(0.6)
+    result("remote_held", status_word("#"), state())
+    knob = Pedal(b"Fermata Test Knob", keys=(), repeat=False, rels=(REL_DIAL,), ids=(0x1234, 0x5678))
+    result("knob_ready", await_log("input knob: ", 1))
+    for _ in range(5):
+        knob.send(EV_REL, REL_DIAL, -1)
+        time.sleep(0.15)
+    time.sleep(0.5)
+    result("knob_down", status_word("volume:"))
+    knob.send(EV_REL, REL_DIAL, 2)
+    time.sleep(0.5)
+    result("knob_up", status_word("volume:"))
+    name = b"Fermata Test Reader"
+    keyboard = Pedal(name, keys=(KEY_ENTER, KEY_1), ids=(0x16C0, 0x27DB))
+    mouse = Pedal(name, keys=(BTN_LEFT,), rels=(REL_X, REL_Y), repeat=False, ids=(0x16C0, 0x27DB),
+                  taken=(keyboard.node,))
+    result("reader_nodes", keyboard.node, mouse.node)
+    result("reader_ready", await_log("input reader: ", 2))
+    keyboard.key(True, KEY_ENTER)
+    time.sleep(0.08)
+    keyboard.key(False, KEY_ENTER)
+    time.sleep(0.5)
+    result("reader_enter", state())
+    result("reader_mouse_other_reader_bytes", other_reader_sees(mouse, lambda: mouse.send(EV_REL, REL_X, 5))[0])
+    result("reader_keyboard_other_reader_bytes",
+           other_reader_sees(keyboard, lambda: keyboard.send(EV_KEY, KEY_1, 1) or keyboard.send(EV_KEY, KEY_1, 0))[0])
+    for device in (remote, knob, keyboard, mouse):
+        device.destroy()
+
+
 def main():
     state_dir = "/tmp/fermata-state"
     os.makedirs(state_dir, exist_ok=True)
     with open(f"{out}/fermata.toml", "w") as f:
-        f.write('[controls]\nboard = "off"\n\n[input-pedal]\nname = "%s"\n\n' % NAME.decode()
-                + '[button-pedal]\ninput = "pedal"\nkey = "KEY_B"\npress = "play-pause"\n')
+        f.write(PEDAL_CONFIG if scenario == "pedal" else DEVICES_CONFIG)
     log = open(f"{out}/daemon.log", "w")
     daemon = subprocess.Popen([fermatad, "--config", f"{out}/fermata.toml", "--music", f"{out}/music",
                                "--state", state_dir, "--output", "null", "--resume", "off", "--listen", "",
                                "--socket", SOCK], stdout=log, stderr=subprocess.STDOUT)
     try:
         for _ in range(900):
-            if "input pedal" in open(f"{out}/daemon.log").read() and os.path.exists(SOCK):
+            if "controls: input " in open(f"{out}/daemon.log").read() and os.path.exists(SOCK):
                 break
             if daemon.poll() is not None:
                 result("failed", "fermatad exited")
@@ -193,6 +306,9 @@ def main():
         mpc("add", "a.wav", "b.wav")
         mpc("play")
         result("before", state())
+        if scenario != "pedal":
+            devices()
+            return
 
         # Another reader of a device fermatad does not take sees its events (so the check below can fail).
         spare = Pedal(b"Fermata Test Other Keyboard")
