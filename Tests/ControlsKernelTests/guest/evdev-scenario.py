@@ -247,6 +247,16 @@ def status_word(prefix):
     return next((word for word in text.split() if word.startswith(prefix)), None)
 
 
+def await_word(prefix, wanted, seconds=10):
+    """Polls `mpc status` until its word starting with `prefix` is `wanted`; answers the last word seen."""
+    start = time.monotonic()
+    word = status_word(prefix)
+    while word != wanted and time.monotonic() - start < seconds:
+        time.sleep(0.02)
+        word = status_word(prefix)
+    return word
+
+
 def devices():
     remote = Pedal(b"Fermata Test Remote", keys=(), repeat=False, scans=True, ids=(0x0bda, 0x4321))
     result("remote_ready", await_log("input remote: ", 1))
@@ -255,18 +265,17 @@ def devices():
     for _ in range(10):
         remote.send(EV_MSC, MSC_SCAN, 0x40BF12)
         time.sleep(0.11)
-    time.sleep(0.6)
-    result("remote_held", status_word("#"), state())
+    # Past the 250 ms release nothing more can come from these frames; then the position must be the second song.
+    time.sleep(0.3)
+    result("remote_held", await_word("#", "#2/2"), state())
     knob = Pedal(b"Fermata Test Knob", keys=(), repeat=False, rels=(REL_DIAL,), ids=(0x1234, 0x5678))
     result("knob_ready", await_log("input knob: ", 1))
     for _ in range(5):
         knob.send(EV_REL, REL_DIAL, -1)
         time.sleep(0.15)
-    time.sleep(0.5)
-    result("knob_down", status_word("volume:"))
+    result("knob_down", await_word("volume:", "volume:90%"))
     knob.send(EV_REL, REL_DIAL, 2)
-    time.sleep(0.5)
-    result("knob_up", status_word("volume:"))
+    result("knob_up", await_word("volume:", "volume:94%"))
     name = b"Fermata Test Reader"
     keyboard = Pedal(name, keys=(KEY_ENTER, KEY_1), ids=(0x16C0, 0x27DB))
     mouse = Pedal(name, keys=(BTN_LEFT,), rels=(REL_X, REL_Y), repeat=False, ids=(0x16C0, 0x27DB),
@@ -276,8 +285,7 @@ def devices():
     keyboard.key(True, KEY_ENTER)
     time.sleep(0.08)
     keyboard.key(False, KEY_ENTER)
-    time.sleep(0.5)
-    result("reader_enter", state())
+    result("reader_enter", "stopped" if await_state("stopped") is not None else state())
     result("reader_mouse_other_reader_bytes", other_reader_sees(mouse, lambda: mouse.send(EV_REL, REL_X, 5))[0])
     result("reader_keyboard_other_reader_bytes",
            other_reader_sees(keyboard, lambda: keyboard.send(EV_KEY, KEY_1, 1) or keyboard.send(EV_KEY, KEY_1, 0))[0])
