@@ -10,7 +10,16 @@ import Testing
     try await onThread { KernelLab.available }
 })
 struct EvdevKernelTests {
-    @Test func realDaemonFootPedalThroughEvdev() async throws {
+    /// What a run of guest/evdev-scenario.py left: its results by key, fermatad's log, and both with the lab's
+    /// output for failure messages.
+    struct Scenario {
+        var results: [String: [String]]
+        var log: String
+        var context: String
+    }
+
+    /// Runs `evdev-scenario.py OUT FERMATAD NAME` in the lab with two 90 s silent songs in OUT/music.
+    func run(_ name: String) async throws -> Scenario {
         let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
             .appendingPathComponent("fermatad").path
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
@@ -20,13 +29,18 @@ struct EvdevKernelTests {
         try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
         try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
         let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-scenario.py",
-                                               out, fermatad])
+                                               out, fermatad, name])
         let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""
         let raw = (try? String(contentsOfFile: out + "/results", encoding: .utf8)) ?? ""
         let context = "results:\n\(raw)\nlog:\n\(log)\n\(run)"
         try #require(run.status == 0, "kernel lab: \(context)")
-        let r = KernelLab.results(out + "/results")
-        print("evdev pedal scenario:", raw.split(separator: "\n").joined(separator: "; "))
+        print("evdev \(name) scenario:", raw.split(separator: "\n").joined(separator: "; "))
+        return Scenario(results: KernelLab.results(out + "/results"), log: log, context: context)
+    }
+
+    @Test func realDaemonFootPedalThroughEvdev() async throws {
+        let scenario = try await run("pedal")
+        let (r, log, context) = (scenario.results, scenario.log, scenario.context)
         #expect(r["before"] == ["playing"], "\(context)")
         // The other reader's check can see events: on a device nobody grabs it reads them, and a 0.6 s hold shows
         // the kernel's autorepeat (250 ms, then every 33 ms), so the hold below is really repeated.
@@ -58,22 +72,8 @@ struct EvdevKernelTests {
     /// steps: volume), and a card reader that registers as a keyboard and a mouse with the same ids: both nodes are
     /// taken once each and grabbed, and its Enter key works (bound to stop).
     @Test func realDaemonRemoteKnobAndReader() async throws {
-        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("fermatad").path
-        try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
-        let out = try KernelLab.scratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: out) }
-        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
-        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
-        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
-        let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-scenario.py",
-                                               out, fermatad, "devices"])
-        let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""
-        let raw = (try? String(contentsOfFile: out + "/results", encoding: .utf8)) ?? ""
-        let context = "results:\n\(raw)\nlog:\n\(log)\n\(run)"
-        try #require(run.status == 0, "kernel lab: \(context)")
-        let r = KernelLab.results(out + "/results")
-        print("evdev devices scenario:", raw.split(separator: "\n").joined(separator: "; "))
+        let scenario = try await run("devices")
+        let (r, log, context) = (scenario.results, scenario.log, scenario.context)
         #expect(r["remote_ready"] == ["True"] && r["knob_ready"] == ["True"] && r["reader_ready"] == ["True"],
                 "\(context)")
         #expect(r["remote_held"] == ["#2/2", "playing"], "one next for ten frames of one scancode\n\(context)")
