@@ -63,7 +63,13 @@ final class EvdevHub: EdgeSource {
 
     var descriptors: [Int32] { epoll >= 0 ? [epoll] : [] }
 
-    var deadline: UInt64? { devices.values.compactMap(\.decoder.deadline).min() }
+    var deadline: UInt64? {
+        var earliest: UInt64?
+        for device in devices.values {
+            if let due = device.decoder.deadline, due < earliest ?? .max { earliest = due }
+        }
+        return earliest
+    }
 
     func levels() -> [(line: Int, level: Bool)] { [] }
 
@@ -75,7 +81,9 @@ final class EvdevHub: EdgeSource {
     }
 
     func read(_ index: Int, into inputs: inout [SourceInput]) throws(EdgeSourceError) {
-        while true {
+        // A few rounds, not until quiet: a descriptor that stays ready without giving data must not spin the thread
+        // (poll wakes it again for whatever is left).
+        for _ in 0..<8 {
             let count = ready.withUnsafeMutableBufferPointer { fevdev_epoll_ready(epoll, $0.baseAddress, 32) }
             if count < 0 { throw EdgeSourceError(errno: -count) }
             if count == 0 { return }
