@@ -133,8 +133,12 @@ if ! getent group gpio >/dev/null 2>&1 || [ -n "$root" ]; then
     system udevadm control --reload
     system udevadm trigger --subsystem-match=gpio
 fi
+# input: foot pedals, remotes, keypads and card readers (/dev/input/event*, group input on Debian and Raspberry Pi OS).
+getent group input >/dev/null 2>&1 || [ -n "$root" ] || system groupadd --system input
 if ! id fermata >/dev/null 2>&1 || [ -n "$root" ]; then
-    system useradd --system --home-dir /var/lib/fermata --shell /usr/sbin/nologin --groups audio,gpio fermata
+    system useradd --system --home-dir /var/lib/fermata --shell /usr/sbin/nologin --groups audio,gpio,input fermata
+else
+    system usermod -aG input fermata
 fi
 
 # 5. Configuration (a new file only: the user's edits are kept), board profile, unit, docs.
