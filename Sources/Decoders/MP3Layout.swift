@@ -41,7 +41,8 @@ struct MP3Layout {
             return max(0, frameCount * Int64(samplesPerFrame) - Int64(encoderDelay) - Int64(encoderPadding))
         }
         guard bitrate > 0 else { return 0 }
-        return Int64(Double(audioEnd - audioStart) * 8 * Double(sampleRate) / Double(bitrate))
+        let estimate = Double(audioEnd - audioStart) * 8 * Double(sampleRate) / Double(bitrate)
+        return estimate < Double(Int64(1) << 52) ? Int64(estimate) : Int64(1) << 52
     }
 
     /// Reads the layout of `path`. No MPEG audio frame near the start → `.unsupported`.

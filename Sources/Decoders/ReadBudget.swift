@@ -67,7 +67,7 @@ public struct ReadBudget: Sendable, Hashable {
         let elapsed = account.elapsed
         if elapsed > account.budget.seconds {
             throw .corrupt(path: path, reason: "over its scan budget: reading it took more than "
-                           + "\(Int(account.budget.seconds)) s")
+                           + "\(Int(min(1e9, max(0, account.budget.seconds)))) s")
         }
     }
 }
