@@ -16,6 +16,11 @@ extension SongInfo {
         add(.date, track.date)
         add(.composer, track.composer)
         add(.disc, track.discNumber.map(String.init))
+        add(.musicBrainzArtistID, track.musicBrainz.artist)
+        add(.musicBrainzAlbumID, track.musicBrainz.album)
+        add(.musicBrainzAlbumArtistID, track.musicBrainz.albumArtist)
+        add(.musicBrainzTrackID, track.musicBrainz.track)
+        add(.musicBrainzReleaseTrackID, track.musicBrainz.releaseTrack)
         let bits = track.bitsPerSample > 0 ? String(track.bitsPerSample) : "f"
         self.init(uri: track.path, tags: tags, duration: track.duration,
                   format: "\(track.sampleRate):\(bits):\(track.channels)",

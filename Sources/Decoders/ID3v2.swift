@@ -213,8 +213,15 @@ enum ID3v2 {
     }
 
     private static let wanted: Set<String> = [
-        "TIT2", "TPE1", "TPE2", "TALB", "TRCK", "TPOS", "TDRC", "TYER", "TCON", "TCOM", "TBPM", "TXXX",
-        "TT2", "TP1", "TP2", "TAL", "TRK", "TPA", "TYE", "TCO", "TCM", "TBP", "TXX",
+        "TIT2", "TPE1", "TPE2", "TALB", "TRCK", "TPOS", "TDRC", "TYER", "TCON", "TCOM", "TBPM", "TXXX", "UFID",
+        "TT2", "TP1", "TP2", "TAL", "TRK", "TPA", "TYE", "TCO", "TCM", "TBP", "TXX", "UFI",
+    ]
+
+    /// Picard's `TXXX` descriptions (upper-cased) for the MusicBrainz ids besides the recording's (`UFID`).
+    static let musicBrainzKeys: [String: String] = [
+        "MUSICBRAINZ ALBUM ID": "MUSICBRAINZ_ALBUMID", "MUSICBRAINZ ARTIST ID": "MUSICBRAINZ_ARTISTID",
+        "MUSICBRAINZ ALBUM ARTIST ID": "MUSICBRAINZ_ALBUMARTISTID",
+        "MUSICBRAINZ RELEASE TRACK ID": "MUSICBRAINZ_RELEASETRACKID",
     ]
 
     private static func isWanted(_ id: String) -> Bool { wanted.contains(id) }
@@ -222,6 +229,13 @@ enum ID3v2 {
     /// Applies one text frame (`TXXX` by its description) to `tags`.
     static func apply(id: String, body: [UInt8], into tags: inout TrackTags) {
         guard let encoding = body.first else { return }
+        if id == "UFID" || id == "UFI" {
+            let owner = Array("http://musicbrainz.org".utf8) + [0]
+            if body.starts(with: owner) {
+                tags.apply(key: "MUSICBRAINZ_TRACKID", value: String(decoding: body[owner.count...], as: UTF8.self))
+            }
+            return
+        }
         if id == "TXXX" || id == "TXX" {
             guard let descriptionEnd = terminator(body, from: 1, encoding: encoding) else { return }
             let terminatorLength = encoding == 1 || encoding == 2 ? 2 : 1
@@ -232,7 +246,8 @@ enum ID3v2 {
             case "REPLAYGAIN_TRACK_GAIN", "REPLAYGAIN_TRACK_PEAK", "REPLAYGAIN_ALBUM_GAIN", "REPLAYGAIN_ALBUM_PEAK",
                  "BPM", "ALBUMARTIST", "ALBUM ARTIST":
                 tags.apply(key: description, value: value)
-            default: break
+            default:
+                if let key = musicBrainzKeys[description] { tags.apply(key: key, value: value) }
             }
             return
         }

@@ -330,6 +330,10 @@ struct MP4Layout {
                 iTunSMPB = Self.parseSMPB(text())
             } else if upper.hasPrefix("REPLAYGAIN_") {
                 tags.apply(key: upper, value: text())
+            } else if upper == "MUSICBRAINZ TRACK ID" {
+                tags.apply(key: "MUSICBRAINZ_TRACKID", value: text())
+            } else if let key = ID3v2.musicBrainzKeys[upper] {
+                tags.apply(key: key, value: text())
             }
         default: break
         }

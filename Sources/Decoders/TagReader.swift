@@ -40,6 +40,13 @@ extension TrackTags {
         case "REPLAYGAIN_TRACK_PEAK": replayGain.trackPeak = replayGain.trackPeak ?? TagText.number(value, in: TagText.peakRange)
         case "REPLAYGAIN_ALBUM_GAIN": replayGain.albumGain = replayGain.albumGain ?? TagText.decibels(value)
         case "REPLAYGAIN_ALBUM_PEAK": replayGain.albumPeak = replayGain.albumPeak ?? TagText.number(value, in: TagText.peakRange)
+        // Vorbis comments and APE items as Picard writes them; ID3 and MP4 names are mapped to these.
+        case "MUSICBRAINZ_TRACKID": musicBrainz.track = musicBrainz.track ?? TagText.identifier(value)
+        case "MUSICBRAINZ_ALBUMID": musicBrainz.album = musicBrainz.album ?? TagText.identifier(value)
+        case "MUSICBRAINZ_ARTISTID": musicBrainz.artist = musicBrainz.artist ?? TagText.identifier(value)
+        case "MUSICBRAINZ_ALBUMARTISTID": musicBrainz.albumArtist = musicBrainz.albumArtist ?? TagText.identifier(value)
+        case "MUSICBRAINZ_RELEASETRACKID":
+            musicBrainz.releaseTrack = musicBrainz.releaseTrack ?? TagText.identifier(value)
         default: break
         }
     }
@@ -61,6 +68,19 @@ enum TagText {
     static func leadingInteger(_ text: String) -> Int? {
         let digits = clean(text).prefix { $0.isASCII && $0.isNumber }
         return digits.isEmpty ? nil : Int(digits)
+    }
+
+    /// The first of several identifiers ("id1/id2", "id1; id2", NUL-separated), at most 64 characters of
+    /// letters, digits and '-' (a MusicBrainz id is a 36-character UUID); nil for anything else.
+    static func identifier(_ text: String) -> String? {
+        let first = clean(text).split(whereSeparator: { $0 == "/" || $0 == ";" || $0 == "\0" || $0 == " " }).first
+        guard let first, first.count <= 64,
+              first.unicodeScalars.allSatisfy({ $0.isASCII && (isAlphanumeric($0) || $0 == "-") }) else { return nil }
+        return String(first)
+    }
+
+    private static func isAlphanumeric(_ scalar: Unicode.Scalar) -> Bool {
+        ("0"..."9").contains(scalar) || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
     }
 
     /// Tempos a file may claim: anything else ("0", "nan", "1e308") is ignored as if untagged.

@@ -15,6 +15,18 @@ public struct ReplayGainInfo: Sendable, Hashable {
     public var isEmpty: Bool { trackGain == nil && albumGain == nil }
 }
 
+/// MusicBrainz identifiers from a file's tags (Picard writes them): the recording, the release, the artist, the
+/// release's artist and the release track, as MPD's `MUSICBRAINZ_*` tags. Each is the first value when several are.
+public struct MusicBrainzIDs: Sendable, Hashable {
+    public var track: String?
+    public var album: String?
+    public var artist: String?
+    public var albumArtist: String?
+    public var releaseTrack: String?
+
+    public init() {}
+}
+
 /// The metadata of one file, read without decoding its audio. Strings are valid UTF-8 (invalid bytes replaced).
 public struct TrackTags: Sendable, Hashable {
     public var title: String?
@@ -28,6 +40,7 @@ public struct TrackTags: Sendable, Hashable {
     public var composer: String?
     public var bpm: Double?
     public var replayGain = ReplayGainInfo()
+    public var musicBrainz = MusicBrainzIDs()
     /// Length in seconds when known.
     public var duration: Double?
     /// "flac", "vorbis", "wav", "mp3", "aac", "alac" or "opus".

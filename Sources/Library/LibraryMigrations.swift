@@ -18,7 +18,8 @@ extension DatabaseSchema {
 /// Stateless; used once per process while the database opens.
 public enum LibraryMigrations {
     /// The library's migration names, in order. Other modules append theirs after these.
-    public static let names = ["v1-library", "v1-custom-metadata", "v1-search", "v2-drop-unused-metadata"]
+    public static let names = ["v1-library", "v1-custom-metadata", "v1-search", "v2-drop-unused-metadata",
+                               "v3-musicbrainz-ids"]
 
     /// Appends the library's migrations to `migrations` (first; others register theirs afterwards).
     static func register(in migrations: inout SchemaMigrations) {
@@ -26,7 +27,18 @@ public enum LibraryMigrations {
         migrations.register("v1-custom-metadata") { db in try db.execute(sql: v1CustomMetadata) }
         migrations.register("v1-search") { db in try db.execute(sql: v1Search) }
         migrations.register("v2-drop-unused-metadata") { db in try db.execute(sql: v2DropUnusedMetadata) }
+        migrations.register("v3-musicbrainz-ids") { db in try db.execute(sql: v3MusicBrainzIDs) }
     }
+
+    /// The MusicBrainz ids a file's tags carry (MPD's `MUSICBRAINZ_*` tags). Files already indexed get them at their
+    /// next full scan (`rescan`), or when they change.
+    static let v3MusicBrainzIDs = """
+        ALTER TABLE track ADD COLUMN mb_track_id TEXT;
+        ALTER TABLE track ADD COLUMN mb_album_id TEXT;
+        ALTER TABLE track ADD COLUMN mb_artist_id TEXT;
+        ALTER TABLE track ADD COLUMN mb_album_artist_id TEXT;
+        ALTER TABLE track ADD COLUMN mb_release_track_id TEXT;
+        """
 
     /// Directories, tracks, identities of vanished files, scan issues and the scan counters. Paths are relative to
     /// the music directory, '/'-separated (MPD URIs); `path_bytes` holds the raw name when it is not valid UTF-8.

@@ -142,11 +142,11 @@ final class ScanWriter {
     private func insert(_ file: ScannedFile, outcome: ReadOutcome, _ db: Database) throws {
         let statement = try statements(db).insert
         Self.bindFile(statement, file: file, job: outcome.job)
-        statement.bind(25, outcome.path)
-        statement.bind(26, bytes: outcome.rawPath)
-        statement.bind(27, try directory(for: outcome.job.path, db))
-        statement.bind(28, nextIdentity)
-        statement.bind(29, now)
+        statement.bind(30, outcome.path)
+        statement.bind(31, bytes: outcome.rawPath)
+        statement.bind(32, try directory(for: outcome.job.path, db))
+        statement.bind(33, nextIdentity)
+        statement.bind(34, now)
         try statement.run()
         nextIdentity += 1
         if firstInserted == nil { firstInserted = db.lastInsertedRowID }
@@ -163,7 +163,7 @@ final class ScanWriter {
         }
         let statement = try statements(db).update
         Self.bindFile(statement, file: file, job: outcome.job)
-        statement.bind(25, trackID)
+        statement.bind(30, trackID)
         if searchIndex.perRow() {
             try SearchIndex.remove(trackID, db)
             try statement.run()
@@ -189,14 +189,16 @@ final class ScanWriter {
             INSERT INTO track (size, mtime, format, title, artist, album_artist, album, track_number, disc_number,
                 date, genre, composer, bpm, duration, sample_rate, channels, bits_per_sample, rg_track_gain,
                 rg_track_peak, rg_album_gain, rg_album_peak, picture_hash, picture_bytes, fingerprint,
+                mb_track_id, mb_album_id, mb_artist_id, mb_album_artist_id, mb_release_track_id,
                 path, path_bytes, directory_id, identity_id, added_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let update = try RawStatement(db, """
             UPDATE track SET size = ?, mtime = ?, format = ?, title = ?, artist = ?, album_artist = ?, album = ?,
                 track_number = ?, disc_number = ?, date = ?, genre = ?, composer = ?, bpm = ?, duration = ?,
                 sample_rate = ?, channels = ?, bits_per_sample = ?, rg_track_gain = ?, rg_track_peak = ?,
-                rg_album_gain = ?, rg_album_peak = ?, picture_hash = ?, picture_bytes = ?, fingerprint = ?
+                rg_album_gain = ?, rg_album_peak = ?, picture_hash = ?, picture_bytes = ?, fingerprint = ?,
+                mb_track_id = ?, mb_album_id = ?, mb_artist_id = ?, mb_album_artist_id = ?, mb_release_track_id = ?
             WHERE id = ?
             """)
         let made = Statements(insert: insert, update: update)
@@ -204,7 +206,7 @@ final class ScanWriter {
         return made
     }
 
-    /// Binds size … fingerprint to parameters 1–24, the column order both statements use.
+    /// Binds size … fingerprint and the MusicBrainz ids to parameters 1–29, the column order both statements use.
     private static func bindFile(_ statement: RawStatement, file: ScannedFile, job: ScanJob) {
         let tags = file.tags
         let gain = tags.replayGain
@@ -232,6 +234,11 @@ final class ScanWriter {
         statement.bind(22, file.pictureHash)
         statement.bind(23, file.pictureHash == nil ? nil : file.pictureBytes)
         statement.bind(24, file.fingerprint)
+        statement.bind(25, tags.musicBrainz.track)
+        statement.bind(26, tags.musicBrainz.album)
+        statement.bind(27, tags.musicBrainz.artist)
+        statement.bind(28, tags.musicBrainz.albumArtist)
+        statement.bind(29, tags.musicBrainz.releaseTrack)
     }
 
     /// The row id of the directory holding `path`, creating it (and its parents) when new.

@@ -39,6 +39,7 @@ public struct Track: Sendable, Hashable, Identifiable {
     public var channels: Int
     public var bitsPerSample: Int
     public var replayGain: ReplayGainInfo
+    public var musicBrainz: MusicBrainzIDs
     /// Content hash of the embedded cover art (the image itself is never stored), and its size in bytes.
     public var pictureHash: String?
     public var pictureBytes: Int?
@@ -70,6 +71,7 @@ extension Track: FetchableRecord, TableRecord {
         case id, path, pathBytes, identityId, size, mtime, format, title, artist, albumArtist, album, trackNumber
         case discNumber, date, genre, composer, bpm, duration, sampleRate, channels, bitsPerSample
         case rgTrackGain, rgTrackPeak, rgAlbumGain, rgAlbumPeak, pictureHash, pictureBytes, addedAt, fingerprint
+        case mbTrackId, mbAlbumId, mbArtistId, mbAlbumArtistId, mbReleaseTrackId
 
         /// The column's name: `identityId` is `identity_id`.
         var column: String {
@@ -114,5 +116,11 @@ extension Track: FetchableRecord, TableRecord {
         pictureBytes = row[Field.pictureBytes.rawValue]
         addedAt = row[Field.addedAt.rawValue]
         fingerprint = row[Field.fingerprint.rawValue]
+        musicBrainz = MusicBrainzIDs()
+        musicBrainz.track = row[Field.mbTrackId.rawValue]
+        musicBrainz.album = row[Field.mbAlbumId.rawValue]
+        musicBrainz.artist = row[Field.mbArtistId.rawValue]
+        musicBrainz.albumArtist = row[Field.mbAlbumArtistId.rawValue]
+        musicBrainz.releaseTrack = row[Field.mbReleaseTrackId.rawValue]
     }
 }

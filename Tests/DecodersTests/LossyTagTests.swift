@@ -217,4 +217,47 @@ import Testing
         #expect(tags.replayGain.albumGain == 6)
         #expect(abs((tags.duration ?? 0) - 1.0) < 1e-3)
     }
+
+    /// MusicBrainz ids as Picard writes them: Vorbis comments (FLAC, Opus), ID3v2 `UFID` and `TXXX` (MP3), MP4
+    /// `----:com.apple.iTunes:MusicBrainz …` items.
+    @Test func musicBrainzIDsFromEveryFormat() throws {
+        let dir = try TemporaryDirectory()
+        let ids = ["track": "d6118046-407d-4e06-a1ba-49c399a4c42f", "album": "0e8a1ca1-0b3a-4d1a-9f43-4b0f6d2a9a11",
+                   "artist": "b10bbbfc-cf9e-42e0-be17-e2c3e1d2600d", "albumartist": "89ad4ac3-39f7-470e-963a-56509c546377"]
+        let mp3 = try Self.file(.mp3, in: dir, name: "mb")
+        try LossyFixture.run(Self.python, ["-c", """
+            import sys
+            from mutagen.id3 import ID3, UFID, TXXX
+            t = ID3()
+            t.add(UFID(owner='http://musicbrainz.org', data=sys.argv[2].encode()))
+            t.add(TXXX(encoding=3, desc='MusicBrainz Album Id', text=[sys.argv[3]]))
+            t.add(TXXX(encoding=3, desc='MusicBrainz Artist Id', text=[sys.argv[4] + '/00000000-0000-0000-0000-000000000000']))
+            t.add(TXXX(encoding=3, desc='MusicBrainz Album Artist Id', text=[sys.argv[5]]))
+            t.save(sys.argv[1])
+            """, mp3, ids["track"]!, ids["album"]!, ids["artist"]!, ids["albumartist"]!])
+        let m4a = try Self.file(.aac, in: dir, name: "mb")
+        try LossyFixture.run(Self.python, ["-c", """
+            import sys, mutagen.mp4
+            f = mutagen.mp4.MP4(sys.argv[1])
+            f['----:com.apple.iTunes:MusicBrainz Track Id'] = [sys.argv[2].encode()]
+            f['----:com.apple.iTunes:MusicBrainz Album Id'] = [sys.argv[3].encode()]
+            f['----:com.apple.iTunes:MusicBrainz Artist Id'] = [sys.argv[4].encode()]
+            f['----:com.apple.iTunes:MusicBrainz Album Artist Id'] = [sys.argv[5].encode()]
+            f.save()
+            """, m4a, ids["track"]!, ids["album"]!, ids["artist"]!, ids["albumartist"]!])
+        let opus = try Self.file(.opus, in: dir, name: "mb", tags: [
+            "MUSICBRAINZ_TRACKID": ids["track"]!, "MUSICBRAINZ_ALBUMID": ids["album"]!,
+            "MUSICBRAINZ_ARTISTID": ids["artist"]!, "MUSICBRAINZ_ALBUMARTISTID": ids["albumartist"]!,
+        ])
+        for path in [mp3, m4a, opus] {
+            let tags = try TagReader.read(path: path).musicBrainz
+            #expect(tags.track == ids["track"], "\(path)")
+            #expect(tags.album == ids["album"], "\(path)")
+            #expect(tags.artist == ids["artist"], "\(path): the first of several")
+            #expect(tags.albumArtist == ids["albumartist"], "\(path)")
+        }
+        // Not an identifier: ignored, not stored.
+        #expect(TagText.identifier("<script>") == nil)
+        #expect(TagText.identifier(String(repeating: "a", count: 65)) == nil)
+    }
 }

@@ -131,6 +131,7 @@ struct MigrationTests {
         "v1-custom-metadata": "a66712d25c0b5bb2",
         "v1-search": "5b60df14d6ed13c1",
         "v2-drop-unused-metadata": "1794a92067a5def2",
+        "v3-musicbrainz-ids": "cb9e7104a6a14c44",
     ]
 
     @Test("shipped migrations are never edited")

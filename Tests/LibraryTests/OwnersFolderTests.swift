@@ -27,7 +27,9 @@ import Testing
         try Self.encode(.aac, to: folder + "/02 Song.m4a", tags: ["title": "Song", "artist": "Band", "album": "Album",
                                                                   "track": "2"], dir: scratch)
         try Self.encode(.alac, to: folder + "/03 Lossless.m4a", tags: ["title": "Lossless"], dir: scratch)
-        try Self.encode(.opus, to: folder + "/04 Rip.opus", tags: ["TITLE": "Rip"], dir: scratch)
+        try Self.encode(.opus, to: folder + "/04 Rip.opus", tags: ["TITLE": "Rip",
+                                                                  "MUSICBRAINZ_TRACKID": "d6118046-407d-4e06-a1ba-49c399a4c42f"],
+                        dir: scratch)
         _ = FileManager.default.createFile(atPath: folder + "/05 Old.wma", contents: Data([0x30, 0x26, 0xB2, 0x75] +
                                                                                           [UInt8](repeating: 1, count: 64)))
         // An iTunes Store purchase from before 2009: FairPlay, its sample entry `drms`.
@@ -51,7 +53,9 @@ import Testing
         #expect(song.title == "Song")
         #expect(song.trackNumber == 2)
         #expect(try await library.track(path: "Downloads/Band - Album/03 Lossless.m4a")?.title == "Lossless")
-        #expect(try await library.track(path: "Downloads/Band - Album/04 Rip.opus")?.title == "Rip")
+        let rip = try #require(try await library.track(path: "Downloads/Band - Album/04 Rip.opus"))
+        #expect(rip.title == "Rip")
+        #expect(rip.musicBrainz.track == "d6118046-407d-4e06-a1ba-49c399a4c42f", "stored for MPD's MUSICBRAINZ_TRACKID")
         #expect(kind("05 Old.wma") == .unsupported)
         #expect(reason("05 Old.wma").contains("WMA is not a format Fermata plays"), "\(reason("05 Old.wma"))")
         #expect(kind("06 Protected.m4p") == .unsupported)
