@@ -12,8 +12,6 @@ struct FileWindow {
     let fd: Int32
     let size: Int64
     let path: String
-    /// Bytes read so far, for the scan's per-file budget.
-    private(set) var bytesRead: Int64 = 0
     private var window: [UInt8] = []
     private var windowStart: Int64 = 0
     private let windowSize: Int
@@ -34,7 +32,6 @@ struct FileWindow {
         }
         var fresh = [UInt8](repeating: 0, count: max(count, min(windowSize, Int(size - offset))))
         let got = try PosixFile.read(fd, into: &fresh, at: offset, path: path)
-        bytesRead += Int64(got)
         guard got >= count else { return nil }
         fresh.removeLast(fresh.count - got)
         window = fresh

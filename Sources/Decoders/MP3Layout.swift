@@ -16,10 +16,6 @@ struct MP3Layout {
     var audioEnd: Int64 = 0
     var sampleRate = 0
     var channels = 0
-    /// 1, 2 or 3 (2.5 counts as 2 here; `version25` says which).
-    var mpegVersion = 1
-    var version25 = false
-    var layer = 3
     var bitrate = 0
     var samplesPerFrame = 1152
     /// Frames counted by a Xing/Info or VBRI header (the header frame itself excluded), when there is one.
@@ -142,9 +138,6 @@ struct MP3Layout {
     private mutating func apply(_ header: FrameHeader) {
         sampleRate = header.sampleRate
         channels = header.channels
-        mpegVersion = header.version == 25 ? 2 : header.version
-        version25 = header.version == 25
-        layer = header.layer
         bitrate = header.bitrate
         samplesPerFrame = header.samples
     }

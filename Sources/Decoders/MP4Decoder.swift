@@ -31,7 +31,6 @@ public final class MP4Decoder: AudioDecoder {
     /// Samples per packet, from the first decoded frame (for the seek pre-roll).
     private let packetFrames: Int64
     private let seekable: Bool
-    private let sample: Int32
     /// Decoded frames waiting to be handed out, in `format`, and the decoded-sample index of the first of them.
     private var pending: [UInt8] = []
     private var pendingStart = 0
@@ -39,6 +38,8 @@ public final class MP4Decoder: AudioDecoder {
     /// The decoded-sample index after the last frame FFmpeg gave (where the next one starts when it has no pts).
     private var decodedEnd: Int64 = 0
     private var ended = false
+    /// The decoded-sample index the next `read` must start at after a seek (frames before it are dropped).
+    private var seekTarget: Int64 = 0
     private var errorText = [CChar](repeating: 0, count: 256)
 
     /// Milliseconds any one FFmpeg call may block before the file is given up as unreadable.
@@ -78,7 +79,6 @@ public final class MP4Decoder: AudioDecoder {
         }
         self.handle = handle
         self.path = path
-        sample = info.sample
         seekable = layout != nil
         // Decode the first frame: HE-AAC with implicit SBR reveals its real output rate only there.
         var samples: UnsafeRawPointer?
@@ -184,9 +184,6 @@ public final class MP4Decoder: AudioDecoder {
         decodedEnd = 0
         seekTarget = index
     }
-
-    /// The decoded-sample index the next `read` must start at after a seek (frames before it are dropped).
-    private var seekTarget: Int64 = 0
 
     /// Decodes the next frame into `pending`; false at the end.
     private func refill() throws(DecoderError) -> Bool {
