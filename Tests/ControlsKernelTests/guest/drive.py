@@ -44,6 +44,29 @@ def note(text):
     log.write(f"{time.monotonic_ns()} {text}\n")
 
 
+def volume_of(out):
+    for line in out.splitlines():
+        if line.startswith("volume:"):
+            try:
+                return int(line.split("%")[0][len("volume:"):].strip())
+            except ValueError:
+                return None
+    return None
+
+
+def await_volume(ready):
+    """Polls the status command until `ready(volume)` holds (at most 30 s): an encoder's steps reach the player a
+    little after the spin, and an emulated CPU under load can take longer than any fixed pause."""
+    if not STATUS:
+        return None
+    start = time.monotonic()
+    while True:
+        volume = volume_of(subprocess.run(STATUS, shell=True, capture_output=True, text=True).stdout)
+        if (volume is not None and ready(volume)) or time.monotonic() - start > 30:
+            return volume
+        sleep_ms(100)
+
+
 MONITOR = os.environ.get("MONITOR_OUT")
 
 
@@ -113,9 +136,11 @@ def full():
     note("spin counterclockwise")
     spin(False, 5, 2)
     sleep_ms(500)
+    lowered = await_volume(lambda volume: volume < 100)
     note("spin clockwise")
     spin(True, 5, 2)
     sleep_ms(500)
+    await_volume(lambda volume: lowered is None or volume > lowered)
     note("hold next")
     tap("GPIO5", 1100)
     sleep_ms(500)
