@@ -89,6 +89,10 @@ public final class MP4Decoder: AudioDecoder {
             throw .corrupt(path: path, reason: first < 0 ? "no decodable audio: \(Self.text(text))" : "no audio")
         }
         let rate = Int(fm_av_sample_rate(handle))
+        guard AudioFormat.sampleRateRange.contains(rate) else {
+            fm_av_close(handle)
+            throw .corrupt(path: path, reason: "a sample rate of \(rate) Hz after the first frame")
+        }
         let encoding: SampleEncoding = info.sample == Int32(FM_AV_S16.rawValue) ? .s16
             : info.sample == Int32(FM_AV_S32.rawValue) ? .s32 : .f32
         format = AudioFormat(sampleRate: rate, channels: Int(info.channels), encoding: encoding,

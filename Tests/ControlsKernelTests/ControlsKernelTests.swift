@@ -75,14 +75,10 @@ struct ControlsKernelTests {
     /// The real daemon: fermatad with the Raspberry Pi profile loaded through its configuration (`[controls] board =
     /// "…/rpi-4.toml"`), the same driver, and the player's state read through MPD (`mpc status`) after each step.
     @Test func realDaemonThroughMPD() async throws {
-        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("fermatad").path
+        let fermatad = KernelLab.builtFermatad
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
-        let out = try KernelLab.scratchFolder()
+        let out = try KernelLab.folderWithTwoSilentSongs()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
-        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
-        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
         let run = await KernelLab.runScenario(share: out, command: [
             KernelLab.guest + "/controls-scenario.sh", out, KernelLab.boards, "daemon", fermatad,
         ])
@@ -122,14 +118,10 @@ struct ControlsKernelTests {
     /// next+previous chord, started again by PLAY; then, after a restart, the saved queue started by PLAY. The driver
     /// waits for each state (up to 30 s) instead of sleeping, and records how long it took.
     @Test func realDaemonPlayButtonStartsAStoppedQueue() async throws {
-        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("fermatad").path
+        let fermatad = KernelLab.builtFermatad
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
-        let out = try KernelLab.scratchFolder()
+        let out = try KernelLab.folderWithTwoSilentSongs()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
-        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
-        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
         let started = Date()
         let run = await KernelLab.runScenario(share: out, command: [
             KernelLab.guest + "/play-button-scenario.sh", out, KernelLab.boards, fermatad,

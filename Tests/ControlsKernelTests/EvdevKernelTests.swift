@@ -20,14 +20,10 @@ struct EvdevKernelTests {
 
     /// Runs `evdev-scenario.py OUT FERMATAD NAME` in the lab with two 90 s silent songs in OUT/music.
     func run(_ name: String) async throws -> Scenario {
-        let fermatad = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-            .appendingPathComponent("fermatad").path
+        let fermatad = KernelLab.builtFermatad
         try #require(FileManager.default.isExecutableFile(atPath: fermatad), "`swift test` builds \(fermatad)")
-        let out = try KernelLab.scratchFolder()
+        let out = try KernelLab.folderWithTwoSilentSongs()
         defer { try? FileManager.default.removeItem(atPath: out) }
-        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
-        try KernelLab.writeSilence(out + "/music/a.wav", seconds: 90)
-        try KernelLab.writeSilence(out + "/music/b.wav", seconds: 90)
         let run = await KernelLab.runInKernel(["-s", out, "-t", "300", KernelLab.guest + "/evdev-scenario.py",
                                                out, fermatad, name])
         let log = (try? String(contentsOfFile: out + "/daemon.log", encoding: .utf8)) ?? ""

@@ -1,3 +1,4 @@
+import Foundation
 import TestSupport
 
 /// The GPIO scenarios' part of the kernel lab (`TestSupport.KernelLab`): the guest scripts, the Raspberry Pi line
@@ -15,6 +16,21 @@ extension KernelLab {
     }
 
     /// A WAV of silence (8 kHz, 16-bit mono) long enough for the seeks of the scenario.
+    /// The fermatad `swift test` built beside the test bundle.
+    static var builtFermatad: String {
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("fermatad").path
+    }
+
+    /// A fresh scratch folder (the caller removes it) with `music/a.wav` and `music/b.wav`, 90 s of silence each:
+    /// the library the real-daemon scenarios play.
+    static func folderWithTwoSilentSongs() throws -> String {
+        let out = try scratchFolder()
+        try FileManager.default.createDirectory(atPath: out + "/music", withIntermediateDirectories: true)
+        try writeSilence(out + "/music/a.wav", seconds: 90)
+        try writeSilence(out + "/music/b.wav", seconds: 90)
+        return out
+    }
+
     static func writeSilence(_ path: String, seconds: Int) throws {
         try writeSilence(path, seconds: seconds, sampleRate: 8000, channels: 1)
     }
