@@ -13,6 +13,19 @@ protocol WalkVisitor: AnyObject {
     func skipped(_ path: [UInt8], kind: ScanIssue.Kind, reason: String)
 }
 
+/// A directory file descriptor, closed when the last holder lets it go. Immutable; the walking threads share it.
+final class OpenDirectory: Sendable {
+    let fd: Int32
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    deinit {
+        close(fd)
+    }
+}
+
 /// A directory waiting to be listed, with the directories above it (device and inode) for loop detection.
 struct PendingDirectory: Sendable {
     /// A directory's device and inode: what makes two paths the same directory.
@@ -45,6 +58,9 @@ struct DirectoryWalker: Sendable {
     let maxDepth = 64
     private let rootBytes: [UInt8]
     private let rootReal: [UInt8]
+    /// The root, held open for the walk: each directory is opened relative to it, so the kernel resolves only the
+    /// path below the root (a no-change rescan opens every directory of the library).
+    private let rootDirectory: OpenDirectory
 
     /// Checks that the root can be listed.
     init(root: String, extensions: [[UInt8]]) throws(RootError) {
@@ -56,6 +72,9 @@ struct DirectoryWalker: Sendable {
         free(real)
         guard let dir = opendir(root) else { throw RootError(reason: Self.errnoText()) }
         closedir(dir)
+        let fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw RootError(reason: Self.errnoText()) }
+        rootDirectory = OpenDirectory(fd: fd)
     }
 
     /// The walk's starting point.
@@ -63,7 +82,9 @@ struct DirectoryWalker: Sendable {
 
     /// Lists one directory and returns the subdirectories to list next.
     func list(_ directory: PendingDirectory, visitor: some WalkVisitor) -> [PendingDirectory] {
-        let fd = open(cString(directory.path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        let fd = relativeCString(directory.path).withUnsafeBufferPointer {
+            openat(rootDirectory.fd, $0.baseAddress!, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        }
         var info = stat()
         guard fd >= 0, fstat(fd, &info) == 0 else {
             let reason = Self.errnoText()
@@ -152,6 +173,16 @@ struct DirectoryWalker: Sendable {
         if !relative.isEmpty { bytes += [UInt8(ascii: "/")] + relative }
         bytes.append(0)
         return bytes.map { CChar(bitPattern: $0) }
+    }
+
+    /// The NUL-terminated path of `relative` from the root ("." for the root itself).
+    private func relativeCString(_ relative: [UInt8]) -> [CChar] {
+        guard !relative.isEmpty else { return [CChar(bitPattern: UInt8(ascii: ".")), 0] }
+        return [CChar](unsafeUninitializedCapacity: relative.count + 1) { buffer, count in
+            for (offset, byte) in relative.enumerated() { buffer[offset] = CChar(bitPattern: byte) }
+            buffer[relative.count] = 0
+            count = relative.count + 1
+        }
     }
 
     /// Whether the real location of `relative` is the root or below it.

@@ -25,10 +25,10 @@ final class KnownFiles: Sendable {
     let trackCount: Int
     private let seen: SeenFlags
     /// Path hash → entry index; -1 when two known paths share the hash (then `collided` decides).
-    private let index: [UInt64: Int32]
+    private let index: PathHashIndex
     private let collided: [[UInt8]: Int32]
 
-    private init(entries: [Entry], trackCount: Int, index: [UInt64: Int32], collided: [[UInt8]: Int32]) {
+    private init(entries: [Entry], trackCount: Int, index: PathHashIndex, collided: [[UInt8]: Int32]) {
         self.entries = entries
         self.trackCount = trackCount
         self.index = index
@@ -40,11 +40,10 @@ final class KnownFiles: Sendable {
     /// `expected`: about how many rows there are (the index is sized for them up front).
     static func load(_ db: Database, expected: Int = 0) throws -> KnownFiles {
         var entries: [Entry] = []
-        var index: [UInt64: Int32] = [:]
+        var index = PathHashIndex(expected: expected)
         var collided: [[UInt8]: Int32] = [:]
         var trackCount = 0
         entries.reserveCapacity(expected)
-        index.reserveCapacity(expected)
         let queries = [
             "SELECT id, COALESCE(path_bytes, CAST(path AS BLOB)), size, mtime, 0 FROM track",
             """
@@ -96,7 +95,7 @@ final class KnownFiles: Sendable {
 
     /// Paths sharing a hash are looked up by their full bytes instead (a second pass, only when it happens).
     private static func resolve(_ collisions: Set<UInt64>, _ db: Database, _ queries: [String],
-                                index: inout [UInt64: Int32], collided: inout [[UInt8]: Int32]) throws {
+                                index: inout PathHashIndex, collided: inout [[UInt8]: Int32]) throws {
         var position: Int32 = 0
         for sql in queries {
             let rows = try Row.fetchCursor(db, sql: sql)
@@ -104,7 +103,7 @@ final class KnownFiles: Sendable {
                 let bytes: [UInt8] = try row.withUnsafeData(atIndex: 1) { $0.map { [UInt8]($0) } ?? [] }
                 let hash = bytes.withUnsafeBytes { Self.hash($0) }
                 if collisions.contains(hash) {
-                    index[hash] = -1
+                    index.updateValue(-1, forKey: hash)
                     collided[bytes] = position
                 }
                 position += 1

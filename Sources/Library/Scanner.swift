@@ -85,19 +85,30 @@ final class Scanner: Sendable {
             return (generation, identity, track)
         }
         var phases = ScanPhases()
-        var mark = ContinuousClock.now
-        let (known, directoryIDs) = try pool.read { db in
-            (try KnownFiles.load(db, expected: Int(matchedThrough)),
-             try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT path, id FROM directory").map {
-                 ($0[0] as String, $0[1] as Int64)
-             }))
-        }
-        phases.load = ScanProgressSource.seconds(ContinuousClock.now - mark)
         let jobs = BlockingQueue<[ScanJob]>(capacity: 4 * settings.readers)
+        // The walk starts now and the load of what the database knew runs beside it (`KnownFilesHandoff`).
+        let handoff = KnownFilesHandoff()
+        let walkers = startWalkers(tree, known: handoff, jobs: jobs)
+        var mark = ContinuousClock.now
+        let known: KnownFiles, directoryIDs: [String: Int64]
+        do {
+            (known, directoryIDs) = try pool.read { db in
+                (try KnownFiles.load(db, expected: Int(matchedThrough)),
+                 try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT path, id FROM directory").map {
+                     ($0[0] as String, $0[1] as Int64)
+                 }))
+            }
+        } catch {
+            cancel()
+            handoff.publish(nil)
+            walkers.forEach { $0.join() }
+            throw error
+        }
+        handoff.publish(known)
+        phases.load = ScanProgressSource.seconds(ContinuousClock.now - mark)
         // Room for two of the writer's batches (of about 32 files each), so the readers keep reading while it
         // commits one: the queues are what bound the scan's memory.
         let outcomes = BlockingQueue<[ReadOutcome]>(capacity: 2 * ScanWriter.batchRange.upperBound / 32)
-        let walkers = startWalkers(tree, known: known, jobs: jobs)
         let readers = startReaders(jobs: jobs, outcomes: outcomes)
         let writer = ScanWriter(pool: pool, scan: scan, now: now, nextIdentity: nextIdentity, directoryIDs: directoryIDs,
                                 searchIndex: SearchIndexBudget(knownTracks: known.trackCount))
@@ -171,9 +182,12 @@ final class Scanner: Sendable {
         return summary
     }
 
-    /// Starts the walking threads, which share the tree through a `WalkQueue`; each merges what it found into
-    /// `walked` when it ends, and the last to finish closes `jobs`.
-    private func startWalkers(_ tree: DirectoryWalker, known: KnownFiles, jobs: BlockingQueue<[ScanJob]>) -> [WorkerThread] {
+    /// Starts the walking threads, which share the tree through a `WalkQueue` and compare its files with what `known`
+    /// hands them once loaded; each merges what it found into `walked` when it ends, and the last to finish closes
+    /// `jobs`.
+    private func startWalkers(
+        _ tree: DirectoryWalker, known: KnownFilesHandoff, jobs: BlockingQueue<[ScanJob]>
+    ) -> [WorkerThread] {
         let queue = WalkQueue(start: tree.start) { [self] in isCancelled }
         runningWalkers.store(settings.walkers, ordering: .relaxed)
         return (0..<settings.walkers).map { index in
@@ -182,7 +196,7 @@ final class Scanner: Sendable {
                 while let directory = queue.next() {
                     queue.finished(adding: tree.list(directory, visitor: collector))
                 }
-                collector.flush()
+                collector.finish()
                 walked.withLock { $0.merge(collector) }
                 walkNanoseconds.add(Self.threadCPUNanoseconds(), ordering: .relaxed)
                 if runningWalkers.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { jobs.close() }
