@@ -15,11 +15,13 @@ public enum ControlEvent: Sendable, Hashable, CustomStringConvertible {
     case chord(String, at: UInt64)
     /// An action for the player; `source` says which control made it ("play press", "volume clockwise").
     case action(KeyAction, source: String, at: UInt64)
+    /// A card reader (the `[input-NAME]` `input`) read a card: its id as the reader typed it.
+    case card(String, input: String, at: UInt64)
 
     public var time: UInt64 {
         switch self {
         case let .ready(_, _, at), let .edge(_, _, at), let .button(_, _, at), let .gesture(_, _, at),
-             let .detents(_, _, at), let .chord(_, at), let .action(_, _, at): at
+             let .detents(_, _, at), let .chord(_, at), let .action(_, _, at), let .card(_, _, at): at
         }
     }
 
@@ -39,6 +41,7 @@ public enum ControlEvent: Sendable, Hashable, CustomStringConvertible {
         case let .detents(name, n, _): "encoder \(name) \(n > 0 ? "+" : "")\(n)"
         case let .chord(name, _): "chord   \(name)"
         case let .action(action, source, _): "action  \(action) (\(source))"
+        case let .card(id, input, _): "card    \(id) (\(input))"
         }
     }
 

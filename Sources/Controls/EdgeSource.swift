@@ -20,11 +20,14 @@ public struct RawEdge: Sendable, Hashable {
 enum SourceInput: Sendable, Equatable {
     case edge(RawEdge)
     case steps(line: Int, count: Int, time: UInt64)
+    /// A card reader (`input`, an `[input-NAME]` with `cards = true`) typed a card id.
+    case card(id: String, input: String, time: UInt64)
 
     var time: UInt64 {
         switch self {
         case let .edge(edge): edge.time
         case let .steps(_, _, time): time
+        case let .card(_, _, time): time
         }
     }
 }

@@ -25,6 +25,8 @@ final class EvdevHub: EdgeSource {
         /// The `[input-NAME]` names it is.
         var inputs: [String]
         var decoder: EvdevDecoder
+        /// For a card reader (`cards = true`): its keys make card ids, named after this `[input-NAME]`.
+        var cards: (decoder: CardReaderDecoder, input: String)?
     }
 
     private let keymap: Keymap
@@ -114,6 +116,14 @@ final class EvdevHub: EdgeSource {
                 return
             }
             for event in events[..<Int(count)] {
+                if event.type == EvdevDecoder.Kernel.keyType, let reader = devices[fd]!.cards {
+                    var decoder = reader.decoder
+                    if let id = decoder.key(code: event.code, value: event.value, at: event.time_ns) {
+                        inputs.append(.card(id: id, input: reader.input, time: event.time_ns))
+                    }
+                    devices[fd]!.cards = (decoder, reader.input)
+                    continue
+                }
                 let outputs = devices[fd]!.decoder.event(type: event.type, code: event.code, value: event.value,
                                                          at: event.time_ns)
                 apply(outputs, fd: fd, into: &inputs)
@@ -204,11 +214,13 @@ final class EvdevHub: EdgeSource {
         }
         let bindings = matching.flatMap { keymap.bindings(of: $0.name) }
         let decoder = EvdevDecoder(bindings: bindings, scancodeRelease: keymap.scancodeRelease)
-        devices[fd] = Device(path: path, fd: fd, info: info, inputs: matching.map(\.name), decoder: decoder)
+        let reader = matching.first(where: \.cards).map { (CardReaderDecoder(), $0.name) }
+        devices[fd] = Device(path: path, fd: fd, info: info, inputs: matching.map(\.name), decoder: decoder,
+                             cards: reader)
         _ = fevdev_epoll_add(epoll, fd)
-        let what = bindings.map { "\($0.code)" }.joined(separator: ", ")
+        let what = (reader == nil ? [] : ["card reader"]) + bindings.map { "\($0.code)" }
         let grabbed = matching.contains(where: \.grab) ? ", grabbed" : ""
-        let controls = what.isEmpty ? "no controls bound" : what
+        let controls = what.isEmpty ? "no controls bound" : what.joined(separator: ", ")
         logger.notice("controls: input \(names): \(path) \(info) ready\(grabbed): \(controls)")
     }
 }

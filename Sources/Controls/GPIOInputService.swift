@@ -24,6 +24,7 @@ public struct GPIOInputService: Service {
     let input: ControlsInput
     let reportEdges: Bool
     let extraActions: (@Sendable (KeyAction) async -> Void)?
+    let cards: (@Sendable (_ id: String, _ input: String) async -> Void)?
     let observer: (@Sendable (ControlEvent) async -> Void)?
 
     /// - Parameters:
@@ -33,9 +34,12 @@ public struct GPIOInputService: Service {
     ///   - reportEdges: also pass raw edges to `observer` (for `fermata gpio monitor`).
     ///   - extraActions: handles the actions that are not the player's (`KeyAction.controlAction` answers nil:
     ///     shutdown); without it they are logged as unsupported. Tempo and announcements are player actions.
+    ///   - cards: handles the ids card readers type (`[input-NAME]` with `cards = true`), in order; without it they
+    ///     are logged.
     ///   - observer: sees every event after it was handled (actions after the player took them).
     public init(config: ControlsConfig, player: any PlayerControl, logger: Logger, input: ControlsInput = .gpio,
                 reportEdges: Bool = false, extraActions: (@Sendable (KeyAction) async -> Void)? = nil,
+                cards: (@Sendable (_ id: String, _ input: String) async -> Void)? = nil,
                 observer: (@Sendable (ControlEvent) async -> Void)? = nil) {
         self.config = config
         self.player = player
@@ -43,6 +47,7 @@ public struct GPIOInputService: Service {
         self.input = input
         self.reportEdges = reportEdges
         self.extraActions = extraActions
+        self.cards = cards
         self.observer = observer
     }
 
@@ -68,7 +73,14 @@ public struct GPIOInputService: Service {
         await withTaskCancellationOrGracefulShutdownHandler {
             await withTaskExecutorPreference(reactor) {
                 for await event in events {
-                    if case let .action(action, source, _) = event { await deliver(action, from: source) }
+                    switch event {
+                    case let .action(action, source, _):
+                        await deliver(action, from: source)
+                    case let .card(id, input, _):
+                        if let cards { await cards(id, input) } else { logger.notice("controls: \(input): card \(id) (no card handler)") }
+                    default:
+                        break
+                    }
                     await observer?(event)
                 }
             }

@@ -31,11 +31,14 @@ public struct InputDeviceConfig: Sendable, Hashable {
     public var match: Match
     /// EVIOCGRAB the device (default): its events reach Fermata alone.
     public var grab = true
+    /// A card reader (`cards = true`): what it types, digits then Enter, is a card id (`CardReaderDecoder`), not keys.
+    public var cards = false
 
-    public init(name: String, match: Match, grab: Bool = true) {
+    public init(name: String, match: Match, grab: Bool = true, cards: Bool = false) {
         self.name = name
         self.match = match
         self.grab = grab
+        self.cards = cards
     }
 
     /// Whether a device node that describes itself as `info` is this device. A USB reader that registers as a

@@ -86,6 +86,8 @@ extension InputReactor {
             events += engine.edge(line: edge.line, level: edge.level, at: edge.time)
         case let .steps(line, count, time):
             events += engine.steps(line: line, count, at: time)
+        case let .card(id, input, time):
+            events.append(.card(id, input: input, at: time))
         }
     }
 

@@ -210,7 +210,7 @@ private struct Section {
         return settings
     }
 
-    /// `[input-NAME]`: exactly one of `name`, `id` ("VVVV:PPPP") and `phys`, and `grab`.
+    /// `[input-NAME]`: exactly one of `name`, `id` ("VVVV:PPPP") and `phys`, `grab`, and `cards` (a card reader).
     mutating func input(_ item: String) throws(ConfigError) -> InputDeviceConfig {
         let given = ["name", "id", "phys"].filter { keys[$0] != nil }
         guard given.count == 1 else {
@@ -231,7 +231,7 @@ private struct Section {
             guard let phys = try string("phys"), !phys.isEmpty else { throw fail(keys["phys"], "expected a path") }
             match = .phys(phys)
         }
-        return InputDeviceConfig(name: item, match: match, grab: try bool("grab") ?? true)
+        return InputDeviceConfig(name: item, match: match, grab: try bool("grab") ?? true, cards: try bool("cards") ?? false)
     }
 
     /// An evdev control: `input` names the device; `what` is read by `parse` from a string or a whole number.

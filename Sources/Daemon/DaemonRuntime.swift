@@ -86,6 +86,11 @@ public struct DaemonRuntime: Sendable {
                                         remember: config.practiceRemember)
         let backend = FermataBackend(player: player, library: library, playlists: playlists, outputs: made.outputs,
                                      store: store, logger: logger, practice: practice, restoring: restoring)
+        if config.volumeStart >= 0 { try? await player.perform(.setVolume(config.volumeStart)) }
+        let cards = CardService(config: config.cards, volumeMax: config.volumeMax, backend: backend, player: player,
+                                store: store, logger: Logger(label: "fermata.cards"))
+        backend.cardService.withLock { $0 = cards }
+        await cards.start()
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
@@ -103,7 +108,8 @@ public struct DaemonRuntime: Sendable {
             services.append(GPIOInputService(config: profile.controls, player: player, logger: controlsLogger,
                                              extraActions: { action in
                                                  if action == .shutdown { powerOff.post(logger: controlsLogger) }
-                                             }))
+                                             },
+                                             cards: { id, input in await cards.read(id, input: input) }))
         }
         services.append(PracticeService(recorder: practice, changes: backend.idle))
         if music != .present {

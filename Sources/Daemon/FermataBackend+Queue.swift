@@ -60,6 +60,7 @@ extension FermataBackend {
                 })
             case .clear:
                 await player.clear()
+                await cardService.withLock { $0 }?.queueCleared()
             case let .shuffle(range):
                 try await player.shuffle(resolving: { view in range.map { $0.clamped(to: view.queue.count) } })
             }

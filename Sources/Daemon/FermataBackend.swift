@@ -34,6 +34,8 @@ public final class FermataBackend: MPDBackend {
     /// Practice statistics (`practice`); nil when not kept.
     let practice: PracticeRecorder?
     let restoring: Task<Void, Never>?
+    /// What the cards do (`cards`, `cardassign`, …): set once at start, after the backend it needs exists.
+    let cardService = Mutex<CardService?>(nil)
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     /// `restoring`: the reading back of the saved queue after a restart, which commands wait for (`ready`).

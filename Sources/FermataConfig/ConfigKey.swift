@@ -32,6 +32,8 @@ struct ConfigKey: Sendable {
             integer("audio.loop_crossfade_ms", \.loopCrossfadeMilliseconds, 0...200, "Crossfade at the A-B loop seam."),
             integer("audio.realtime_priority", \.realtimePriority, 0...99, "SCHED_FIFO priority of the output thread (0: off)."),
             integer("audio.volume", \.volume, 0...100, "Volume at first start (later the saved volume is used)."),
+            integer("audio.volume_max", \.volumeMax, 0...100, "Highest volume any path may set: buttons, encoder, MPD clients, the CLI, cards."),
+            integer("audio.volume_start", \.volumeStart, -1...100, "Volume at every start (-1: the saved volume)."),
             choice("audio.replay_gain", \.replayGain, "ReplayGain mode at first start."),
             choice("playback.resume", \.resume, "After a restart: play, pause or stay stopped."),
             choice("playback.repeat", \.repeatMode, "Repeat mode at first start (queue: the endless set list)."),

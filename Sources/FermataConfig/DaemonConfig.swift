@@ -15,6 +15,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var loopCrossfadeMilliseconds = 5
     public var realtimePriority = 40
     public var volume = 100
+    /// `audio.volume_max`: no path (buttons, encoder, clients, the CLI, a card) sets a volume above it.
+    public var volumeMax = 100
+    /// `audio.volume_start`: the volume at every start (-1: the saved one).
+    public var volumeStart = -1
     public var replayGain = ReplayGainMode.off
     public var resume = ResumePolicy.playing
     public var repeatMode = RepeatMode.off
@@ -39,6 +43,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var file: String?
     /// The `[output-NAME]` sections, in file order (empty: one ALSA output, `audio.output`).
     public var outputs: [OutputConfig] = []
+    /// `[cards]` and the `[card-ID]` sections.
+    public var cards = CardsConfig()
     /// Key → "default", "FILE:LINE" or "--flag".
     public var origins: [String: String] = [:]
 
@@ -70,7 +76,8 @@ public struct DaemonConfig: Sendable, Equatable {
         config.file = file
         let entries = try ConfigFile.parse(text, file: file)
         config.outputs = try OutputConfig.parse(entries.filter { $0.section.hasPrefix(OutputConfig.prefix) }, file: file)
-        for entry in entries where !entry.section.hasPrefix(OutputConfig.prefix) {
+        config.cards = try CardsConfig.parse(entries.filter { CardsConfig.isSection($0.section) }, file: file)
+        for entry in entries where !entry.section.hasPrefix(OutputConfig.prefix) && !CardsConfig.isSection(entry.section) {
             if entry.isControlsEntry && entry.qualifiedKey != "controls.board" {
                 config.controlsEntries.append(entry)
                 continue
@@ -120,6 +127,11 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         for entry in controlsEntries {
             rows.append((entry.qualifiedKey, entry.value.description, "\(file ?? "?"):\(entry.line)"))
+        }
+        rows.append(("cards.again", ConfigValue.string(cards.again.rawValue).description, "\(file ?? "default")"))
+        for card in cards.bindings {
+            rows.append(("card-\(card.id).play", ConfigValue.string(card.target.description).description, card.origin))
+            if let cap = card.volumeMax { rows.append(("card-\(card.id).volume_max", "\(cap)", card.origin)) }
         }
         return rows
     }

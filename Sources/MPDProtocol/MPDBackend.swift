@@ -105,6 +105,11 @@ public protocol MPDBackend: Sendable {
     /// Every file the scans on record could not index, or indexed with a repair (`scan_issues`).
     func scanIssues() async throws -> [ScanIssueLine]
 
+    /// The cards and what each plays (`cards`). The default refuses: see `MPDBackend+Cards.swift`.
+    func cards() async throws -> CardsReport
+    /// Binds, forgets or reads a card (`cardassign`, `cardlearn`, `cardforget`, `cardread`).
+    func editCards(_ edit: CardEdit) async throws
+
     // MARK: Command lists
 
     /// Runs one command list's commands (`body`) as one unit of durability: the client hears nothing until the list

@@ -104,6 +104,19 @@ extension Player {
         changeSink.yield(.mixer)
     }
 
+    /// Sets the highest volume any path may set (buttons, encoder, clients, the CLI, a card); a volume above it comes
+    /// down to it at once (saved, and clients told).
+    public func setVolumeCeiling(_ value: Int) async {
+        let before = modes.volume
+        updateModes { $0.volumeCeiling = value }
+        guard modes.volume != before else { return }
+        changeSink.yield(.mixer)
+        await persistence?.saveSnapshot(snapshot())
+    }
+
+    /// The highest volume any path may set now.
+    public var volumeCeiling: Int { modes.volumeCeiling }
+
     /// Silences the output without stopping the stream (and restores the volume).
     public func setMuted(_ on: Bool) {
         updateModes { $0.muted = on }

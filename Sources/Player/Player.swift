@@ -216,6 +216,8 @@ public actor Player: PlayerControl {
     func updateModes(_ body: (inout PlayerModes) throws -> Void) rethrows {
         let old = modes
         try body(&modes)
+        modes.volumeCeiling = max(0, min(100, modes.volumeCeiling))
+        modes.volume = min(modes.volume, modes.volumeCeiling)
         if modes.outputGain != old.outputGain { engine.setGain(modes.outputGain) }
         if modes.countIn != old.countIn {
             engine.setPassCountIn(modes.countIn?.beforeEachPass == true ? modes.countIn : nil)

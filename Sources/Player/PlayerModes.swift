@@ -11,6 +11,9 @@ struct PlayerModes {
     var consume = ConsumeMode.off
     var replayGain = ReplayGainMode.off
     var volume = 100
+    /// No volume above this (the configuration's `volume_max`, lowered by a card's cap): kept by `Player.updateModes`,
+    /// the one place modes change, so every path that sets the volume keeps it.
+    var volumeCeiling = 100
     /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
     var muted = false
     /// Playback speed in percent (100: untouched).

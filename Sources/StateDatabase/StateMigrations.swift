@@ -62,5 +62,21 @@ enum StateMigrations {
             // track's practice memory, so a tempo carried into another track was lost by any restart.
             try db.execute(sql: "ALTER TABLE player_state ADD COLUMN tempo_percent INTEGER NOT NULL DEFAULT 100")
         }
+        migrations.register("v7-cards") { db in
+            // Cards bound with `fermata card assign`/`learn` (the configuration's [card-ID] sections are not copied
+            // here), and the card whose music is in the queue, so its volume cap holds after a restart.
+            try db.execute(sql: """
+                CREATE TABLE card (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    target TEXT NOT NULL,
+                    volume_max INTEGER CHECK (volume_max BETWEEN 0 AND 100),
+                    assigned_at INTEGER NOT NULL
+                );
+                CREATE TABLE card_active (
+                    one INTEGER PRIMARY KEY CHECK (one = 1),
+                    id TEXT NOT NULL
+                );
+                """)
+        }
     }
 }

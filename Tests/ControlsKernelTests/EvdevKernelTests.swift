@@ -86,4 +86,50 @@ struct EvdevKernelTests {
                 "each node taken once\n\(reader)")
         #expect(r["exit"] == ["0"], "\(context)")
     }
+
+    /// A USB card reader (`cards = true`): ids typed as a real reader types them (each key down and up about 4 ms
+    /// apart, then Enter). From a stopped box with an empty queue, a card bound to the stored playlist Lullabies
+    /// plays it under the card's own volume cap (40: `mpc volume 90` stays at 40); the same card again pauses, again
+    /// plays; an unknown card changes nothing but is logged and listed by `cards`; a card typed on the keypad's digits
+    /// with keypad Enter stops; `cardlearn` binds the unknown card, which then plays.
+    @Test func realDaemonCardReader() async throws {
+        let scenario = try await run("cards")
+        let (r, log, context) = (scenario.results, scenario.log, scenario.context)
+        print("card reader: Enter to playing in \(r["card_latency"]?.first ?? "?") s (polled through mpc)")
+        #expect(r["before"] == ["stopped"] && r["before_queue"] == [], "stopped, empty queue\n\(context)")
+        #expect(r["reader_ready"] == ["True"], "\(context)")
+        #expect(r["card_state"] == ["playing"], "\(context)")
+        #expect(r["card_queue"] == ["a.wav", "b.wav"], "the card's playlist replaced the queue\n\(context)")
+        #expect(r["card_volume"] == ["volume:40%"], "70 capped by the card's volume_max\n\(context)")
+        #expect(r["capped_volume"] == ["volume:40%"], "mpc volume 90 capped too\n\(context)")
+        #expect(r["again_state"] == ["paused"], "the same card again: pause\n\(context)")
+        #expect(r["again2_state"] == ["playing"], "and again: play\n\(context)")
+        #expect(log.contains("cards: card 0001234567"), "\(context)")
+        #expect(r["unknown_state"] == ["playing"], "an unknown card changes nothing\n\(context)")
+        #expect(r["unknown_queue"] == ["a.wav", "b.wav"], "\(context)")
+        #expect(r["unknown_logged"] == ["True"], "\(context)")
+        #expect(r["unknown_listed"] == ["True"], "`cards` lists the unknown card\n\(context)")
+        #expect(r["keypad_card_state"] == ["stopped"], "keypad digits and KEY_KPENTER: action:stop\n\(context)")
+        #expect(r["learn_answer"] == ["OK"], "\(context)")
+        #expect(r["learned_state"] == ["playing"], "the learned card plays\n\(context)")
+        #expect(r["exit"] == ["0"], "\(context)")
+    }
+
+    /// A numeric keypad with a NumLock LED: KEY_KP6 (next) and KEY_KP4 (previous) work with NumLock off and on (the
+    /// key pressed and the LED set on the device, as a console does), and KP6 held 1 s (the kernel's autorepeat) is
+    /// one `next`: from the first of two songs a second one would stop the player.
+    @Test func realDaemonKeypadWithNumLock() async throws {
+        let scenario = try await run("keypad")
+        let (r, context) = (scenario.results, scenario.context)
+        #expect(r["before"] == ["playing"], "\(context)")
+        #expect(r["keypad_ready"] == ["True"], "\(context)")
+        #expect(r["numlock_off_led"] == ["0"] && r["numlock_on_led"] == ["1"], "the LED as set\n\(context)")
+        #expect(r["numlock_off_next"] == ["#2/2"], "KP6 with NumLock off: next\n\(context)")
+        #expect(r["numlock_on_previous"] == ["#1/2"], "KP4 with NumLock on: previous\n\(context)")
+        #expect(r["numlock_on_next"] == ["#2/2"], "KP6 with NumLock on: next\n\(context)")
+        #expect(r["held_from"] == ["#1/2"], "\(context)")
+        #expect(r["held_next"] == ["#2/2"], "\(context)")
+        #expect(r["held_position"] == ["#2/2", "playing"], "one next for a held KP6\n\(context)")
+        #expect(r["exit"] == ["0"], "\(context)")
+    }
 }

@@ -32,14 +32,15 @@ final class Daemon: Sendable {
     var socketPath: String { state + "/mpd.sock" }
     var log: String { process.log }
 
-    /// Starts a daemon, runs `body`, then stops the daemon (SIGTERM) and expects it to exit with status 0.
-    static func with<T>(_ body: (Daemon) async throws -> T) async throws -> T {
+    /// Starts a daemon (with `config` as its configuration file), runs `body`, then stops the daemon (SIGTERM) and
+    /// expects it to exit with status 0.
+    static func with<T>(config: String = "", _ body: (Daemon) async throws -> T) async throws -> T {
         for binary in ["fermatad", "fermata"] {
             let path = Programs.built(binary)
             try #require(FileManager.default.isExecutableFile(atPath: path), "`swift test` builds \(path)")
         }
         try #require(FileManager.default.isExecutableFile(atPath: Programs.mpc), "Debian package mpc")
-        let daemon = try await onThread { try Daemon() }
+        let daemon = try await onThread { try Daemon(config: config) }
         let result: T
         do {
             result = try await body(daemon)
@@ -52,13 +53,13 @@ final class Daemon: Sendable {
         return result
     }
 
-    private init() throws {
+    private init(config: String) throws {
         root = try TemporaryDirectory(prefix: "fermata-e2e")
         music = try MusicFixture.write(root: root.path)
         state = root.file("state")
         try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
         // An explicit (empty) configuration file, so a host's /etc/fermata/fermata.toml cannot change the test.
-        try Data("# fermata end-to-end tests: defaults only\n".utf8).write(to: root.url("fermata.toml"))
+        try Data(("# fermata end-to-end tests\n" + config).utf8).write(to: root.url("fermata.toml"))
         process = try Self.launch(root: root, music: music, state: state)
         let port = process.port
         let update = try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port), "update", "--wait"])

@@ -1,6 +1,14 @@
 #!/usr/bin/python3
 """Guest side of the EvdevKernelTests, run inside ../shared/kernel-lab:
-    evdev-scenario.py OUT FERMATAD [pedal|devices]
+    evdev-scenario.py OUT FERMATAD [pedal|devices|cards|keypad]
+"cards" (realDaemonCardReader) starts stopped with an empty queue, a stored playlist Lullabies (a.wav, b.wav) and
+volume 70; a card reader (cards = true on its input) types card ids as a USB reader does, each key down and up about
+4 ms apart, then Enter: a card bound to the playlist plays it under the card's volume cap (40, even for `mpc volume
+90`), the same card again pauses and again plays; an unknown card changes nothing but is logged and listed by the
+`cards` command; a card typed on the keypad digits with keypad Enter stops (action:stop); `cardlearn` binds the
+unknown card, which then plays; see cards(). "keypad" (realDaemonKeypadWithNumLock) makes a numeric keypad with a
+NumLock LED; KEY_KP6 (next) and KEY_KP4 (previous) work with NumLock off and on (the key and the LED as a console
+sets it), and KP6 held 1 s (kernel autorepeat) is one `next`; see keypad().
 "devices" (realDaemonRemoteKnobAndReader) makes an IR remote sending a raw scancode (one `next` for a held button),
 a knob with REL_DIAL (volume steps) and a card reader registered twice, as keyboard and mouse with the same ids (both
 nodes taken and grabbed); see devices(). "pedal" (the default, realDaemonFootPedalThroughEvdev):
@@ -31,9 +39,13 @@ scenario = sys.argv[3] if len(sys.argv) > 3 else "pedal"
 results = open(f"{out}/results", "w", buffering=1)
 SOCK = "/tmp/fermata-mpd.sock"
 NAME = b"Fermata Test FootSwitch"
-EV_SYN, EV_KEY, EV_REL, EV_MSC, EV_REP = 0, 1, 2, 4, 0x14
+EV_SYN, EV_KEY, EV_REL, EV_MSC, EV_LED, EV_REP = 0, 1, 2, 4, 0x11, 0x14
 KEY_B, KEY_ENTER, KEY_1, BTN_LEFT = 48, 28, 2, 0x110
 REL_X, REL_Y, REL_DIAL, MSC_SCAN = 0, 1, 7, 4
+KEY_NUMLOCK, KEY_KPENTER, KEY_KP4, KEY_KP6, LED_NUML = 69, 96, 75, 77, 0
+# The digit keys of the top row (KEY_1 = 2 ... KEY_9 = 10, KEY_0 = 11) and of the keypad (KEY_KP0 ... KEY_KP9).
+DIGITS = {str(d): 1 + (d or 10) for d in range(10)}
+KEYPAD_DIGITS = dict(zip("7894561230", (71, 72, 73, 75, 76, 77, 79, 80, 81, 82)))
 
 
 def ioc(direction, kind, number, size):
@@ -41,7 +53,7 @@ def ioc(direction, kind, number, size):
 
 
 UI_SET_EVBIT, UI_SET_KEYBIT, UI_SET_RELBIT = ioc(1, "U", 100, 4), ioc(1, "U", 101, 4), ioc(1, "U", 102, 4)
-UI_SET_MSCBIT = ioc(1, "U", 104, 4)
+UI_SET_MSCBIT, UI_SET_LEDBIT = ioc(1, "U", 104, 4), ioc(1, "U", 105, 4)
 UI_DEV_SETUP, UI_DEV_CREATE, UI_DEV_DESTROY = ioc(1, "U", 3, 92), ioc(0, "U", 1, 0), ioc(0, "U", 2, 0)
 
 
@@ -51,10 +63,11 @@ def result(key, *values):
 
 class Pedal:
     """A uinput device: by default a USB foot switch that types KEY_B, autorepeating like a keyboard; or, with other
-    arguments, a remote sending scancodes, a knob with a relative axis, half of a keyboard-and-mouse reader."""
+    arguments, a remote sending scancodes, a knob with a relative axis, half of a keyboard-and-mouse reader, a card
+    reader typing digits, a keypad with a NumLock LED."""
 
     def __init__(self, name=NAME, keys=(KEY_B,), rels=(), scans=False, repeat=True, ids=(0x3553, 0xB001),
-                 taken=()):
+                 taken=(), leds=()):
         self.name = name
         self.fd = os.open("/dev/uinput", os.O_WRONLY | os.O_NONBLOCK)
         if keys:
@@ -70,6 +83,10 @@ class Pedal:
         if scans:
             fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_MSC)
             fcntl.ioctl(self.fd, UI_SET_MSCBIT, MSC_SCAN)
+        if leds:
+            fcntl.ioctl(self.fd, UI_SET_EVBIT, EV_LED)
+        for led in leds:
+            fcntl.ioctl(self.fd, UI_SET_LEDBIT, led)
         # struct uinput_setup: input_id (bustype BUS_USB, vendor, product, version), name[80], ff_effects_max.
         setup = struct.pack("<HHHH80sI", 0x03, ids[0], ids[1], 1, name, 0)
         fcntl.ioctl(self.fd, UI_DEV_SETUP, setup)
@@ -92,10 +109,10 @@ class Pedal:
         self.emit(kind, code, value)
         self.emit(EV_SYN, 0, 0)
 
-    def tap(self, ms=80):
-        self.key(True)
+    def tap(self, ms=80, code=KEY_B):
+        self.key(True, code)
         time.sleep(ms / 1000)
-        self.key(False)
+        self.key(False, code)
 
     def destroy(self):
         fcntl.ioctl(self.fd, UI_DEV_DESTROY)
@@ -153,10 +170,10 @@ def other_reader_sees(pedal, action):
         os.close(fd)
 
 
-def hold(pedal, seconds):
-    pedal.key(True)
+def hold(pedal, seconds, code=KEY_B):
+    pedal.key(True, code)
     time.sleep(seconds)
-    pedal.key(False)
+    pedal.key(False, code)
 
 
 class Toggles:
@@ -230,6 +247,50 @@ press = "stop"
 """
 
 
+# A card reader: no buttons, its typed ids are cards. Card 0001234567 plays a stored playlist under a volume cap of
+# its own (40, below the box's 80); card 0007654321 stops.
+CARDS_CONFIG = """[controls]
+board = "off"
+
+[input-reader]
+name = "Fermata Test Card Reader"
+cards = true
+
+[audio]
+volume_max = 80
+
+[cards]
+again = "pause"
+
+[card-0001234567]
+play = "playlist:Lullabies"
+volume_max = 40
+
+[card-0007654321]
+play = "action:stop"
+"""
+
+# A numeric keypad: KP6 next, KP4 previous, whatever NumLock is.
+KEYPAD_CONFIG = """[controls]
+board = "off"
+
+[input-keypad]
+name = "Fermata Test Keypad"
+
+[button-keypad-next]
+input = "keypad"
+key = "KEY_KP6"
+press = "next"
+
+[button-keypad-previous]
+input = "keypad"
+key = "KEY_KP4"
+press = "previous"
+"""
+
+CONFIGS = {"pedal": PEDAL_CONFIG, "devices": DEVICES_CONFIG, "cards": CARDS_CONFIG, "keypad": KEYPAD_CONFIG}
+
+
 def log_count(text):
     return open(f"{out}/daemon.log").read().count(text)
 
@@ -255,6 +316,135 @@ def await_word(prefix, wanted, seconds=10):
         time.sleep(0.02)
         word = status_word(prefix)
     return word
+
+
+def command(line, seconds=5):
+    """Sends one line of the MPD protocol on SOCK, as mpc would, and answers the lines of the response up to and
+    including its final OK or ACK line (or what came before the connection failed, then "no-answer")."""
+    lines = []
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(seconds)
+        try:
+            sock.connect(SOCK)
+            pending = b""
+            greeted = False
+            while True:
+                while b"\n" not in pending:
+                    data = sock.recv(4096)
+                    if not data:
+                        return lines + ["no-answer"]
+                    pending += data
+                text, pending = pending.split(b"\n", 1)
+                if not greeted:
+                    if not text.startswith(b"OK MPD"):
+                        return ["no-greeting", text.decode(errors="replace")]
+                    greeted = True
+                    sock.sendall(line.encode() + b"\n")
+                    continue
+                lines.append(text.decode(errors="replace"))
+                if text == b"OK" or text.startswith(b"ACK"):
+                    return lines
+        except OSError:
+            return lines + ["no-answer"]
+
+
+def queue():
+    """The file names in the queue, in order."""
+    return mpc("-f", "%file%", "playlist").split()
+
+
+def type_card(reader, card, keypad=False):
+    """Types `card` then Enter as a USB card reader does: each key down then up, about 4 ms apart; on the keypad's
+    digits and its Enter when `keypad`. Answers when Enter went down (time.monotonic())."""
+    digits = KEYPAD_DIGITS if keypad else DIGITS
+    for digit in card:
+        reader.tap(4, digits[digit])
+        time.sleep(0.004)
+    enter = time.monotonic()
+    reader.tap(4, KEY_KPENTER if keypad else KEY_ENTER)
+    return enter
+
+
+def await_named_state(wanted, seconds=10):
+    """`wanted` once the player is in it, else the state it is in after `seconds`."""
+    return wanted if await_state(wanted, seconds) is not None else state()
+
+
+def cards():
+    keys = (tuple(DIGITS.values()) + (KEY_ENTER,) + tuple(KEYPAD_DIGITS.values()) + (KEY_KPENTER,))
+    reader = Pedal(b"Fermata Test Card Reader", keys=keys, ids=(0xFFFF, 0x0035))
+    result("reader_ready", await_log("input reader: ", 1))
+    # A card bound to a stored playlist: it replaces the (empty) queue and plays, at the card's cap of 40.
+    enter = type_card(reader, "0001234567")
+    card_state = await_named_state("playing")
+    result("card_latency", round(time.monotonic() - enter, 3))
+    result("card_state", card_state)
+    result("card_queue", *queue())
+    result("card_volume", await_word("volume:", "volume:40%"))
+    # Every path to the volume is capped while the card's music plays.
+    mpc("volume", "90")
+    time.sleep(0.3)
+    result("capped_volume", status_word("volume:"))
+    # The same card again: pause; and again: play.
+    type_card(reader, "0001234567")
+    result("again_state", await_named_state("paused"))
+    type_card(reader, "0001234567")
+    result("again2_state", await_named_state("playing"))
+    # A card nobody bound: nothing changes, but it is logged and listed for `cardlearn`.
+    type_card(reader, "0000000999")
+    time.sleep(0.5)
+    result("unknown_state", state())
+    result("unknown_queue", *queue())
+    result("unknown_logged", await_log("cards: unknown card 0000000999", 1))
+    result("unknown_listed", "unknown_card: 0000000999" in command("cards"))
+    # A card typed on the keypad's digits and its Enter: bound to stop.
+    type_card(reader, "0007654321", keypad=True)
+    result("keypad_card_state", await_named_state("stopped"))
+    # The unknown card learned: now it plays the playlist.
+    answer = command('cardlearn "playlist:Lullabies"')
+    result("learn_answer", answer[-1] if answer else "no-answer")
+    type_card(reader, "0000000999")
+    result("learned_state", await_named_state("playing"))
+    result("learned_volume", status_word("volume:"))
+    reader.destroy()
+
+
+def numlock_led(device):
+    """The NumLock LED of the device as the kernel holds it (EVIOCGLED), 1 or 0."""
+    fd = os.open(device.node, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return fcntl.ioctl(fd, ioc(2, "E", 0x19, 2), bytes(2))[0] >> LED_NUML & 1
+    finally:
+        os.close(fd)
+
+
+def keypad():
+    keys = tuple(KEYPAD_DIGITS.values()) + (KEY_NUMLOCK, KEY_KPENTER)
+    pad = Pedal(b"Fermata Test Keypad", keys=keys, leds=(LED_NUML,), ids=(0x04D9, 0x1203))
+    result("keypad_ready", await_log("input keypad: ", 1))
+    # NumLock off (KP6 is an arrow then): KP6 still `next`.
+    pad.send(EV_LED, LED_NUML, 0)
+    result("numlock_off_led", numlock_led(pad))
+    pad.tap(80, KEY_KP6)
+    result("numlock_off_next", await_word("#", "#2/2"))
+    # NumLock on, as a console does it: the key, then the LED set on the device.
+    pad.tap(80, KEY_NUMLOCK)
+    pad.send(EV_LED, LED_NUML, 1)
+    time.sleep(0.2)
+    result("numlock_on_led", numlock_led(pad))
+    pad.tap(80, KEY_KP4)
+    result("numlock_on_previous", await_word("#", "#1/2"))
+    pad.tap(80, KEY_KP6)
+    result("numlock_on_next", await_word("#", "#2/2"))
+    # Back to the first song, then KP6 held 1 s (the kernel repeats it about 25 times): one `next`. A second `next`
+    # from the last song would stop the player.
+    pad.tap(80, KEY_KP4)
+    result("held_from", await_word("#", "#1/2"))
+    hold(pad, 1.0, KEY_KP6)
+    result("held_next", await_word("#", "#2/2"))
+    time.sleep(0.5)
+    result("held_position", status_word("#"), state())
+    pad.destroy()
 
 
 def devices():
@@ -297,7 +487,7 @@ def main():
     state_dir = "/tmp/fermata-state"
     os.makedirs(state_dir, exist_ok=True)
     with open(f"{out}/fermata.toml", "w") as f:
-        f.write(PEDAL_CONFIG if scenario == "pedal" else DEVICES_CONFIG)
+        f.write(CONFIGS[scenario])
     log = open(f"{out}/daemon.log", "w")
     daemon = subprocess.Popen([fermatad, "--config", f"{out}/fermata.toml", "--music", f"{out}/music",
                                "--state", state_dir, "--output", "null", "--resume", "off", "--listen", "",
@@ -312,8 +502,22 @@ def main():
             time.sleep(0.1)
         mpc("update", "--wait")
         mpc("add", "a.wav", "b.wav")
-        mpc("play")
+        if scenario == "cards":
+            # Stopped with an empty queue; the songs are the stored playlist Lullabies.
+            mpc("save", "Lullabies")
+            mpc("clear")
+            mpc("volume", "70")
+        else:
+            mpc("play")
         result("before", state())
+        if scenario == "cards":
+            result("before_queue", *queue())
+            result("before_volume", status_word("volume:"))
+            cards()
+            return
+        if scenario == "keypad":
+            keypad()
+            return
         if scenario != "pedal":
             devices()
             return

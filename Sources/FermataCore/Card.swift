@@ -1,0 +1,60 @@
+/// What one card starts, with the volume cap it brings. A value; any thread.
+public struct CardBinding: Sendable, Equatable {
+    public static let maxIDLength = 32
+
+    /// The id as the reader types it (digits, upper-case A–F).
+    public var id: String
+    public var target: CardTarget
+    /// The highest volume while its music plays.
+    public var volumeMax: Int?
+    /// "FILE:LINE" for a card of the configuration, "assigned" for one bound with `fermata card`.
+    public var origin: String
+
+    public init(id: String, target: CardTarget, volumeMax: Int?, origin: String) {
+        self.id = id
+        self.target = target
+        self.volumeMax = volumeMax
+        self.origin = origin
+    }
+
+    /// `text` as a card id (upper-cased), or nil when it is not one: 1–32 characters, digits and A–F.
+    public static func normalized(_ text: String) -> String? {
+        let id = text.uppercased()
+        guard (1...maxIDLength).contains(id.utf8.count),
+              id.utf8.allSatisfy({ (48...57).contains($0) || (65...70).contains($0) }) else { return nil }
+        return id
+    }
+}
+
+/// What a card plays: a stored playlist, an album (by its tag), a folder of the music directory, or a control action
+/// (`play-pause`, `next`, `volume+5`, …). A value; any thread.
+public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
+    case playlist(String)
+    case album(String)
+    case folder(String)
+    case action(String)
+
+    public static let expected = "expected \"playlist:NAME\", \"album:NAME\", \"folder:PATH\" or \"action:ACTION\""
+
+    public init?(parsing text: String) {
+        guard let colon = text.firstIndex(of: ":") else { return nil }
+        let value = String(text[text.index(after: colon)...])
+        guard !value.isEmpty, value.utf8.count <= 1024, !value.utf8.contains(where: { $0 < 0x20 }) else { return nil }
+        switch text[..<colon] {
+        case "playlist": self = .playlist(value)
+        case "album": self = .album(value)
+        case "folder": self = .folder(value)
+        case "action": self = .action(value)
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .playlist(name): "playlist:" + name
+        case let .album(name): "album:" + name
+        case let .folder(path): "folder:" + path
+        case let .action(action): "action:" + action
+        }
+    }
+}
