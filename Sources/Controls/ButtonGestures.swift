@@ -10,6 +10,8 @@ public enum Gesture: String, Sendable, Hashable, CaseIterable {
     case `repeat`
     /// Two presses within the double-press window.
     case doublePress = "double"
+    /// The button came up, however the press went (a pedal's hold-to-play: `press = "play"`, `release = "pause"`).
+    case release
 }
 
 /// The timing a button's gestures need; nil means the gesture has no action, so it is not waited for.
@@ -21,9 +23,13 @@ public struct GestureTiming: Sendable, Equatable {
     public var repeatDelay: UInt64?
     public var repeatInterval: UInt64 = 200_000_000
     public var doubleWindow: UInt64?
+    /// Whether every release fires `release` (only when the button has a release action, so other buttons' gesture
+    /// streams stay as they were).
+    public var reportsRelease = false
 
     public init(pressOnDown: Bool = true, longPress: UInt64? = nil, hold: UInt64? = nil, repeatDelay: UInt64? = nil,
-                repeatInterval: UInt64 = 200_000_000, doubleWindow: UInt64? = nil) {
+                repeatInterval: UInt64 = 200_000_000, doubleWindow: UInt64? = nil, reportsRelease: Bool = false) {
+        self.reportsRelease = reportsRelease
         self.pressOnDown = pressOnDown
         self.longPress = longPress
         self.hold = hold
@@ -44,6 +50,7 @@ public struct GestureTiming: Sendable, Equatable {
 /// * `repeat` fires at `repeatDelay` and then every `repeatInterval` until release.
 /// * `doublePress` fires on the second press within `doubleWindow` of the first release; a single tap then fires
 ///   `press` when the window closes.
+/// * `release` fires on every release, after whatever the release decided (with `reportsRelease`).
 ///
 /// A value type; owned and driven by one thread (the GPIO thread) or a test.
 public struct ButtonGestures: Sendable, Equatable {
@@ -114,6 +121,12 @@ public struct ButtonGestures: Sendable, Equatable {
 
     /// The button came up at `time`.
     public mutating func release(at time: UInt64) -> [Gesture] {
+        let wasDown = isDown
+        let gestures = decideOnRelease(at: time)
+        return timing.reportsRelease && wasDown ? gestures + [.release] : gestures
+    }
+
+    private mutating func decideOnRelease(at time: UInt64) -> [Gesture] {
         guard case let .down(_, fired, longReached, _) = state else {
             if state == .consumed { state = .idle }
             return []

@@ -3,7 +3,7 @@ import FermataCore
 /// What a button gesture, an encoder detent or a chord asks for, as written in a board profile or the user's config:
 /// `play-pause`, `play`, `pause`, `stop`, `next`, `previous`, `seek+10`, `seek-10`, `volume+2`, `volume-2`, `tempo+5`,
 /// `tempo-5`, `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
-/// `announce`, `shutdown`, `none`. A value; any thread.
+/// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `announce`, `shutdown`, `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -15,6 +15,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     /// off → queue → track → off.
     case repeatCycle
     case loopCycle, loopSetA, loopSetB, loopClear
+    /// "Again!": loop the last N seconds heard; pressed again, straight playback (`loop-last-8`).
+    case loopLast(seconds: Int)
     /// Say what is playing.
     case announce
     /// Power the box off (a long hold; off by default).
@@ -41,14 +43,16 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
             case "seek": self = .seek(seconds: amount)
             case "volume" where amount == amount.rounded(): self = .volume(Int(amount))
             case "tempo" where amount == amount.rounded(): self = .tempo(percent: Int(amount))
+            case "loop-last" where amount < 0 && amount >= -600 && amount == amount.rounded():
+                self = .loopLast(seconds: Int(-amount))
             default: return nil
             }
         }
     }
 
-    /// "seek+10" → ("seek", 10); the sign is required.
+    /// "seek+10" → ("seek", 10), "loop-last-8" → ("loop-last", -8): the last sign starts the amount; it is required.
     private static func signedAmount(_ text: String) -> (String, Double)? {
-        guard let sign = text.firstIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+        guard let sign = text.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
         guard let value = Double(text[sign...]), value != 0, value.isFinite else { return nil }
         return (String(text[..<sign]), value)
     }
@@ -69,6 +73,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetA: "loop-a"
         case .loopSetB: "loop-b"
         case .loopClear: "loop-clear"
+        case let .loopLast(seconds): "loop-last-\(seconds)"
         case .announce: "announce"
         case .shutdown: "shutdown"
         }
@@ -111,6 +116,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetA: .loopSetA
         case .loopSetB: .loopSetB
         case .loopClear: .loopClear
+        case let .loopLast(seconds): .loopLast(seconds: Double(seconds))
         case let .tempo(p): .changeTempo(by: p)
         case .announce: .announce(nil)
         case .shutdown: nil

@@ -87,6 +87,7 @@ public struct Keymap: Sendable, Equatable {
             timing.repeatDelay = a[.repeat] != nil ? ms(button.repeatDelayMs ?? config.repeatDelayMs) : nil
             timing.repeatInterval = ms(button.repeatIntervalMs ?? config.repeatIntervalMs)
             timing.doubleWindow = a[.doublePress] != nil ? ms(config.doublePressMs) : nil
+            timing.reportsRelease = a[.release] != nil
             let repeatDiffers = a[.repeat] != nil && a[.repeat] != a[.press]
             timing.pressOnDown = timing.longPress == nil && timing.hold == nil && timing.doubleWindow == nil
                 && !chordMembers.contains(button.name) && !repeatDiffers

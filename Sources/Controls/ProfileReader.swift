@@ -178,7 +178,7 @@ private struct Section {
         if text == "none" { return .some(nil) }
         guard let action = KeyAction(parsing: text) else {
             throw fail(entry, "unknown action '\(text)' (play-pause, next, previous, seek+N, seek-N, volume+N, "
-                + "volume-N, tempo+N, tempo-N, repeat-cycle, loop, loop-a, loop-b, loop-clear, announce, shutdown, "
+                + "volume-N, tempo+N, tempo-N, repeat-cycle, loop, loop-a, loop-b, loop-clear, loop-last-N, announce, shutdown, "
                 + "none)")
         }
         return .some(action)

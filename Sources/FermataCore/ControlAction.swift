@@ -30,6 +30,9 @@ public enum ControlAction: Sendable, Hashable {
     /// The one-button cycle: first press sets A, second sets B, a third clears.
     case loopCycle
     case loopClear
+    /// "Again!": loops the last `seconds` of what was heard (at the tempo in force: at 80 % that is 0.8 × `seconds`
+    /// of the track), ending where it is now; when a loop is already set, clears it (straight playback again).
+    case loopLast(seconds: Double)
     /// Moves one end of the loop by a signed number of milliseconds.
     case loopNudge(LoopEndpoint, milliseconds: Int)
     /// Sets the region directly, in seconds of the current track; `repeatCount` limits the jumps back (nil: for ever).

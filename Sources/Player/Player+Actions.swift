@@ -87,6 +87,18 @@ extension Player {
                 setLoopMarks(try loopMarks.cycling(at: try await heardFrame()))
             }
         case .loopClear: setLoopMarks(.none)
+        case let .loopLast(seconds):
+            guard seconds.isFinite, (0.5...600).contains(seconds) else {
+                throw ActionError.invalidValue("loop-last takes 0.5 to 600 seconds")
+            }
+            if loopMarks.loop != nil {
+                setLoopMarks(.none)
+            } else {
+                let heard = try await heardTrack()
+                let span = FrameTime.frames(seconds: seconds * Double(modes.tempoPercent) / 100, rate: heard.rate)
+                let region = LoopRegion(start: max(0, heard.frame - span), end: heard.frame, repeatCount: nil)
+                setLoopMarks(try .region(region, on: heard.entry))
+            }
         case let .loopNudge(endpoint, ms):
             let offset = FrameTime.offset(milliseconds: ms, rate: max(1, engine.position().sourceRate))
             setLoopMarks(try loopMarks.nudging(endpoint, by: offset))

@@ -109,12 +109,12 @@ struct SearchCommand: ParsableCommand {
     }
 }
 
-/// `fermata loop a|b|clear|cycle|nudge a|b MS|set A B [COUNT]`.
+/// `fermata loop a|b|clear|cycle|again [SECONDS]|nudge a|b MS|set A B [COUNT]`.
 struct LoopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "loop", abstract: "Set, nudge or clear the A-B loop.")
     @OptionGroup var connection: ConnectionOptions
     // `.allUnrecognized`: `loop nudge a -5` is a signed step, not an unknown option (as `seek -5`, `volume -5`).
-    @Argument(parsing: .allUnrecognized, help: "a, b, clear, cycle, nudge a|b MS, or set A B [COUNT] (seconds).")
+    @Argument(parsing: .allUnrecognized, help: "a, b, clear, cycle, again [SECONDS], nudge a|b MS, or set A B [COUNT] (seconds).")
     var words: [String]
     /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
     var arguments: [String] { SignedWords.dropTerminator(words) }
@@ -127,6 +127,13 @@ struct LoopCommand: ParsableCommand {
         case "b" where arguments.count == 1: line = "loop_b"
         case "clear" where arguments.count == 1: line = "loop_clear"
         case "cycle" where arguments.count == 1: line = "loop_cycle"
+        case "again" where arguments.count <= 2:
+            // "Again!": the last SECONDS heard (8 by default) loop; again, straight playback.
+            let seconds = arguments.count == 2 ? Double(arguments[1]) : 8
+            guard let seconds, seconds.isFinite, (0.5...600).contains(seconds) else {
+                throw ValidationError("use: loop again [SECONDS] (0.5 to 600)")
+            }
+            line = "loop_last \(seconds)"
         case "nudge" where arguments.count == 3:
             // A range check, not `abs`: `abs(Int.min)` traps.
             guard ["a", "b"].contains(arguments[1]), let ms = Int(arguments[2]), (-600_000...600_000).contains(ms) else {
@@ -143,7 +150,7 @@ struct LoopCommand: ParsableCommand {
                 throw ValidationError("COUNT must be a whole number from 0 to 1000000")
             }
             line = "loop_set \(a.seconds) \(b.seconds)" + (count.map { " \($0)" } ?? "")
-        default: throw ValidationError("use: loop a | b | clear | cycle | nudge a|b MS | set A B [COUNT]")
+        default: throw ValidationError("use: loop a | b | clear | cycle | again [SECONDS] | nudge a|b MS | set A B [COUNT]")
         }
         try SimpleCommand.send(connection, line)
     }

@@ -111,6 +111,58 @@ import Testing
         #expect(info.description == "\"PCsensor FootSwitch\" 3553:b001 usb-0000:00:14.0-2/input0")
     }
 
+    /// Pedals as musicians use them: hold-to-play (`press = "play"`, `release = "pause"`: playing exactly while the
+    /// pedal is down, the kernel's autorepeat adding nothing), and a pedal whose tap sets A and whose long press is
+    /// "Again!" (`loop-last-8`), told apart from the autorepeat of the held key; a card reader's keys are not keys.
+    @Test func holdToPlayAndALongPressAgainPedal() throws {
+        let text = """
+            [controls]
+            long_press_ms = 600
+            [input-pedal]
+            name = "AirTurn"
+            [button-hold]
+            input = "pedal"
+            key = "KEY_PAGEDOWN"
+            press = "play"
+            release = "pause"
+            [button-again]
+            input = "pedal"
+            key = "KEY_PAGEUP"
+            press = "loop-a"
+            long = "loop-last-8"
+            """
+        let profile = try BoardProfile(entries: ProfileFile.parse(text, file: "t.toml"))
+        let keymap = Keymap(profile.controls)
+        var d = EvdevDecoder(bindings: keymap.bindings(of: "pedal"), scancodeRelease: keymap.scancodeRelease)
+        var engine = ControlEngine(keymap: keymap, userDebounce: true)
+        var actions: [String] = []
+        func feed(_ code: UInt16, _ value: Int32, _ time: UInt64) {
+            actions += engine.advance(to: time * ms).compactMap { $0.action?.description }
+            for output in d.event(type: 1, code: code, value: value, at: time * ms) {
+                if case let .level(line, pressed, at) = output {
+                    actions += engine.edge(line: line, level: pressed, at: at).compactMap { $0.action?.description }
+                }
+            }
+        }
+        let pageDown: UInt16 = 109, pageUp: UInt16 = 104
+        // Held 2 s with the kernel's autorepeat: play on the way down, pause on the way up, nothing between.
+        feed(pageDown, 1, 1000)
+        for t in stride(from: 1250, to: 3000, by: 33) { feed(pageDown, 2, UInt64(t)) }
+        #expect(actions == ["play"])
+        feed(pageDown, 0, 3000)
+        #expect(actions == ["play", "pause"])
+        // A tap: set A. Held 1.5 s (autorepeat every 33 ms): one "Again!", no tap.
+        feed(pageUp, 1, 4000)
+        feed(pageUp, 0, 4100)
+        feed(pageUp, 1, 5000)
+        for t in stride(from: 5250, to: 6500, by: 33) { feed(pageUp, 2, UInt64(t)) }
+        feed(pageUp, 0, 6500)
+        #expect(actions == ["play", "pause", "loop-a", "loop-last-8"])
+        #expect(KeyAction(parsing: "loop-last-8") == .loopLast(seconds: 8))
+        #expect(KeyAction(parsing: "loop-last+8") == nil && KeyAction(parsing: "loop-last-601") == nil)
+        #expect(KeyAction.loopLast(seconds: 8).controlAction(currentRepeat: .off) == .loopLast(seconds: 8))
+    }
+
     /// The whole path without a device: configuration → keymap → decoder → engine → actions.
     @Test func aPedalThroughTheConfigurationAndTheGestureEngine() throws {
         let text = """

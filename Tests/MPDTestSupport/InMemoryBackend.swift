@@ -99,6 +99,13 @@ public actor InMemoryBackend: MPDBackend {
             player.loopPendingA = nil
             idle.publish(.player)
         case .loopClear: player.loop = nil; player.loopPendingA = nil; idle.publish(.player)
+        case let .loopLast(seconds):
+            if player.loop != nil {
+                player.loop = nil
+            } else {
+                player.loop = LoopRegion(start: max(0, heardFrame - Int64(seconds * 44_100)), end: heardFrame)
+            }
+            idle.publish(.player)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .speedTrainer(plan): if let plan { player.tempoPercent = plan.startPercent }; idle.publish(.player)

@@ -45,6 +45,7 @@ public enum CommandTable {
         CommandSpec("loop_b", .control, 0, 0, FermataCommands.loopB),
         CommandSpec("loop_clear", .control, 0, 0, FermataCommands.loopClear),
         CommandSpec("loop_cycle", .control, 0, 0, FermataCommands.loopCycle),
+        CommandSpec("loop_last", .control, 0, 1, FermataCommands.loopLast),
         CommandSpec("loop_nudge", .control, 2, 2, FermataCommands.loopNudge),
         CommandSpec("loop_set", .control, 2, 3, FermataCommands.loopSet),
         CommandSpec("loop_status", .read, 0, 0, FermataCommands.loopStatus),

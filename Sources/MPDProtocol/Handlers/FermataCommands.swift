@@ -15,6 +15,12 @@ enum FermataCommands {
     static func loopB(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetB) }
     static func loopCycle(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopCycle) }
     static func loopClear(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopClear) }
+    /// `loop_last [SECONDS]` ("Again!", 8 s by default): loops the last SECONDS heard; with a loop set, clears it.
+    static func loopLast(_ c: inout CommandContext) async throws {
+        let seconds = c.argument(0) == nil ? 8 : try c.seconds(0)
+        guard (0.5...600).contains(seconds) else { throw MPDError.badArgument("loop_last takes 0.5 to 600 seconds") }
+        try await c.backend.perform(.loopLast(seconds: seconds))
+    }
 
     static func loopNudge(_ c: inout CommandContext) async throws {
         guard let endpoint = LoopEndpoint(rawValue: c.arguments[0].lowercased()) else {

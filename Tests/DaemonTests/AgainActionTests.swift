@@ -1,0 +1,53 @@
+import AudioOutput
+import Engine
+import FermataCore
+import Foundation
+import Player
+import Testing
+import TestSupport
+
+/// "Again!" (`loop-last-N` on a pedal or button, `loop_last`, `fermata loop again`): the last N seconds heard loop,
+/// ending where playback is; at another tempo, N seconds of listening are N × tempo of the track; pressed again,
+/// straight playback. On a real `Player` over ALSA's paced `null` PCM.
+@Suite(.serialized) struct AgainActionTests {
+    @Test(arguments: [100, 80]) func theLastSecondsHeardLoopAndASecondPressClearsIt(tempo: Int) async throws {
+        let music = try TemporaryDirectory(prefix: "fermata-again")
+        let path = music.file("piece.flac")
+        try await onThread {
+            try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 44_100 * 20, channels: 2, bits: 16, seed: 5),
+                                  channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        }
+        var config = EngineConfig()
+        config.realtimePriority = nil
+        let engine = PlaybackEngine(sink: OutputSpec.null.makeSink(), config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        defer { engine.shutdown(); events.cancel() }
+        let ids = await player.add(paths: [path])
+        try await player.perform(.setTempo(percent: tempo))
+        try await player.perform(.playEntry(ids[0]))
+        await expectThrows { try await player.perform(.loopLast(seconds: 0.1)) }
+        // Past 2.5 s heard, so 2 s of listening fit before it.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while await player.status().elapsed < 2.5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let before = await player.status().elapsedFrames
+        try await player.perform(.loopLast(seconds: 2))
+        let after = await player.status()
+        let loop = try #require(after.loop, "no loop after loop-last")
+        #expect(loop.end - loop.start == Int64(2 * 44_100 * tempo / 100), "\(loop)")
+        // It ends where playback was when it was pressed (the position read just before, and the loop's own end).
+        #expect(loop.end >= before && loop.end - before < 44_100 / 2, "end \(loop.end), heard before \(before)")
+        #expect(loop.repeatCount == nil)
+        try await player.perform(.loopLast(seconds: 2))
+        #expect(await player.status().loop == nil, "a second press returns to straight playback")
+    }
+
+    func expectThrows(_ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("expected a refusal")
+        } catch {}
+    }
+}
