@@ -47,7 +47,8 @@ write() { # write DEST MODE < content
 if [ $uninstall -eq 1 ]; then
     system systemctl disable --now fermata.service fermata-poweroff.path
     run rm -f "$root/etc/systemd/system/fermata.service" "$root/usr/local/bin/fermatad" "$root/usr/local/bin/fermata" \
-        "$root/etc/udev/rules.d/99-fermata-gpio.rules" "$root/etc/systemd/system/fermata-poweroff.path" \
+        "$root/etc/udev/rules.d/99-fermata-gpio.rules" "$root/etc/udev/rules.d/99-fermata-input.rules" \
+        "$root/etc/systemd/system/fermata-poweroff.path" \
         "$root/etc/systemd/system/fermata-poweroff.service"
     run rm -rf "$root/etc/fermata" "$root/usr/local/share/doc/fermata"
     [ $purge -eq 1 ] && run rm -rf "$root/var/lib/fermata"
@@ -135,6 +136,8 @@ if ! getent group gpio >/dev/null 2>&1 || [ -n "$root" ]; then
 fi
 # input: foot pedals, remotes, keypads and card readers (/dev/input/event*, group input on Debian and Raspberry Pi OS).
 getent group input >/dev/null 2>&1 || [ -n "$root" ] || system groupadd --system input
+run install -m 0644 -D "$here/99-fermata-input.rules" "$root/etc/udev/rules.d/99-fermata-input.rules"
+system udevadm control --reload
 if ! id fermata >/dev/null 2>&1 || [ -n "$root" ]; then
     system useradd --system --home-dir /var/lib/fermata --shell /usr/sbin/nologin --groups audio,gpio,input fermata
 else

@@ -20,8 +20,9 @@ struct LatencyBenchmark {
         var config = ControlsConfig()
         config.debounceMs = arguments.int("--debounce-ms", 10)
         config.realtimePriority = arguments.int("--realtime-priority", 10)
-        let rig = try BenchRig(sim: arguments.sim, lines: 1)
+        let rig = try BenchRig(sim: arguments.sim, uinput: arguments.uinput, lines: 1)
         config.buttons = [ButtonConfig(name: "button", line: rig.line(0), actions: [.press: .togglePause])]
+        config.inputs = rig.inputs
         let probe = DeliveryProbe()
         let service = GPIOInputService(config: config, player: NullPlayer(), logger: Logger(label: "bench"),
                                        input: rig.input(userDebounce: true), observer: { event in
@@ -35,8 +36,11 @@ struct LatencyBenchmark {
         let task = Task { try await service.run() }
         defer { task.cancel() }
         let samples = try await Self.drive(rig, presses: presses, probe: probe, debounceMs: config.debounceMs)
-        let where_ = arguments.sim ? "gpio-sim, " + GPIOInputService.libraryDescription(debounceMs: config.debounceMs)
-            : "pipe records, debounce \(config.debounceMs) ms in user space"
+        let where_ = switch rig.kind {
+        case .sim: "gpio-sim, " + GPIOInputService.libraryDescription(debounceMs: config.debounceMs)
+        case .uinput: "evdev: a virtual USB pedal through /dev/uinput, no debounce (the keyboard's own)"
+        case .pipe: "pipe records, debounce \(config.debounceMs) ms in user space"
+        }
         let floor = await WakeFloor.measure(samples: presses)
         print("latency (\(where_)), \(samples.count) presses:")
         let fromEdge = Self.summary(samples.map(\.fromEdge))
@@ -53,7 +57,7 @@ struct LatencyBenchmark {
         try await withCheckedThrowingContinuation { continuation in
             // In pipe mode this thread takes the edge timestamps: at a real-time priority above the GPIO thread's,
             // its own preemption between stamping and writing does not count as latency.
-            WorkerThread.detached(name: "bench-presser", priority: rig.sim ? .normal : .realtime(20)) {
+            WorkerThread.detached(name: "bench-presser", priority: rig.kind == .pipe ? .realtime(20) : .normal) {
                 guard probe.wait(seconds: 60) != nil else {
                     continuation.resume(throwing: BenchError(description: "the service did not start"))
                     return

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AudioOutput
+import Controls
 import Decoders
 import FermataConfig
 import Foundation
@@ -36,6 +37,7 @@ struct DoctorCommand: ParsableCommand {
         findings += stateFindings(settings.stateDirectory)
         findings.append(musicFinding(settings.musicDirectory))
         findings.append(gpioFinding())
+        findings += inputFindings(settings)
         for finding in findings {
             print((finding.ok ? "ok    " : "FIX   ") + finding.what)
             if let fix = finding.fix, !finding.ok { print("      → " + fix) }
@@ -137,6 +139,31 @@ struct DoctorCommand: ParsableCommand {
         let readable = chips.filter { FileManager.default.isReadableFile(atPath: "/dev/" + $0) }
         return Finding(ok: readable.count == chips.count, what: "GPIO chips: \(chips.sorted().joined(separator: ", "))",
                        fix: "add the user to the gpio group: sudo usermod -aG gpio fermata (see deploy/99-fermata-gpio.rules)")
+    }
+
+    /// The input devices: which the configuration's `[input-NAME]` sections take, and whether the nodes can be read.
+    func inputFindings(_ settings: DaemonConfig) -> [Finding] {
+        let nodes = InputDevices.list()
+        let entries = settings.controlsEntries.filter { $0.section.hasPrefix("input-") || $0.section.hasPrefix("input.") }
+        let wanted = (try? BoardProfile(entries: entries.map { ProfileEntry($0, file: settings.file ?? "fermata.toml") }))?
+            .controls.inputs ?? []
+        var out: [Finding] = []
+        let readable = nodes.filter { $0.info != nil }
+        if nodes.isEmpty {
+            out.append(Finding(ok: true, what: "no input devices (/dev/input): pedals, remotes and card readers appear here when plugged in"))
+        } else {
+            let names = readable.compactMap { node in node.info.map { "\(node.path.split(separator: "/").last ?? "") \"\($0.name)\"" } }
+            out.append(Finding(ok: readable.count == nodes.count,
+                               what: "input devices: " + (names.isEmpty ? "none readable" : names.joined(separator: ", ")),
+                               fix: "add the user to the input group: sudo usermod -aG input fermata (see deploy/99-fermata-input.rules)"))
+        }
+        for input in wanted {
+            let taken = readable.filter { node in node.info.map(input.matches) == true }.map(\.path)
+            out.append(Finding(ok: true, what: "input \(input.name) (\(input.match))"
+                + (taken.isEmpty ? ": not plugged in now (fermatad takes it when it appears)" : ": \(taken.joined(separator: ", "))")
+                + (input.cards ? ", a card reader" : "")))
+        }
+        return out
     }
 
     static func shell(_ tool: String, _ arguments: [String]) -> String? {

@@ -13,7 +13,7 @@ struct FermataCommand: AsyncParsableCommand {
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
             LoopCommand.self, TempoCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
-            PracticeStatsCommand.self, CardCommand.self,
+            PracticeStatsCommand.self, CardCommand.self, InputCommand.self,
         ]
     )
 }

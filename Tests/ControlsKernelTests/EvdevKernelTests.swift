@@ -130,6 +130,10 @@ struct EvdevKernelTests {
         #expect(r["held_from"] == ["#1/2"], "\(context)")
         #expect(r["held_next"] == ["#2/2"], "\(context)")
         #expect(r["held_position"] == ["#2/2", "playing"], "one next for a held KP6\n\(context)")
+        #expect(r["input_list"] == ["True", "True"], "fermata input list names both devices\n\(context)")
+        #expect(r["monitor_spare"] == ["True", "True", "True"], "fermata input monitor: down, repeat, up\n\(context)")
+        #expect(r["monitor_keypad_lines"] == ["0"], "a device fermatad holds shows nothing to the monitor\n\(context)")
+        #expect(r["doctor_keypad"] == ["True"], "fermata doctor names the keypad's node\n\(context)")
         #expect(r["exit"] == ["0"], "\(context)")
     }
 }

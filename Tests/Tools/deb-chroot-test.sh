@@ -136,6 +136,7 @@ installed_checks() {  # installed_checks WHEN
     check "$when: fermata-poweroff.path and .service installed" \
         test -f "$root/usr/lib/systemd/system/fermata-poweroff.path" -a -f "$root/usr/lib/systemd/system/fermata-poweroff.service"
     check "$when: udev rule /usr/lib/udev/rules.d/99-fermata-gpio.rules" test -f "$root/usr/lib/udev/rules.d/99-fermata-gpio.rules"
+    check "$when: udev rule /usr/lib/udev/rules.d/99-fermata-input.rules" test -f "$root/usr/lib/udev/rules.d/99-fermata-input.rules"
     check "$when: board profiles in /usr/share/fermata/boards" test -f "$root/usr/share/fermata/boards/rpi-4.toml"
     check "$when: /etc/fermata/fermata.toml is a conffile" \
         sh -c "chroot '$root' dpkg-query -W -f='\${Conffiles}' fermata | grep -q '/etc/fermata/fermata.toml'"

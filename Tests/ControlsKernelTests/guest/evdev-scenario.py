@@ -444,6 +444,33 @@ def keypad():
     result("held_next", await_word("#", "#2/2"))
     time.sleep(0.5)
     result("held_position", status_word("#"), state())
+    # The CLI beside fermatad: `fermata input list` names both devices, `fermata input monitor` shows a device
+    # nobody holds (presses, the kernel's autorepeat, releases) and nothing of the keypad fermatad holds, and
+    # `fermata doctor` says which node the configuration's keypad is.
+    fermata = os.path.join(os.path.dirname(fermatad), "fermata")
+    spare = Pedal(b"Fermata Test Monitor Pad")
+    listed = subprocess.run([fermata, "input", "list"], capture_output=True, text=True).stdout
+    result("input_list", '"Fermata Test Keypad"' in listed, '"Fermata Test Monitor Pad"' in listed)
+    monitor = subprocess.Popen([fermata, "input", "monitor", "--seconds", "20"], stdout=subprocess.PIPE, text=True)
+    watched = ""
+    while "watching" not in watched:  # the devices are open once it says so (an emulated CPU starts it slowly)
+        line = monitor.stdout.readline()
+        if not line:
+            break
+        watched += line
+    hold(spare, 0.6)
+    pad.tap(80, KEYPAD_DIGITS["0"])  # bound to nothing: fermatad holds the keypad, so the monitor must not see it
+    time.sleep(0.5)
+    monitor.send_signal(signal.SIGINT)
+    watched += monitor.communicate(timeout=20)[0]
+    lines = [line for line in watched.splitlines() if "Fermata Test Monitor Pad" in line]
+    result("monitor_spare", any("KEY_B down" in l for l in lines), any("KEY_B repeat" in l for l in lines),
+           any("KEY_B up" in l for l in lines))
+    result("monitor_keypad_lines", len([l for l in watched.splitlines() if "Fermata Test Keypad" in l]))
+    doctor = subprocess.run([fermata, "doctor", "--config", f"{out}/fermata.toml", "--socket", SOCK],
+                            capture_output=True, text=True).stdout
+    result("doctor_keypad", any("input keypad" in l and pad.node in l for l in doctor.splitlines()))
+    spare.destroy()
     pad.destroy()
 
 
