@@ -157,6 +157,9 @@ else
     echo "keep: $root/etc/fermata/fermata.toml (already there)"
 fi
 run install -m 0644 -D "$project/boards/$board.toml" "$root/etc/fermata/board.toml"
+# Input device profiles (pedals, remotes, keypads, card readers) an [input-NAME] names with profile = "...".
+run mkdir -p "$root/etc/fermata/boards/inputs"
+run install -m 0644 "$project"/boards/inputs/*.toml "$root/etc/fermata/boards/inputs/"
 run install -m 0644 -D "$here/fermata.service" "$root/etc/systemd/system/fermata.service"
 for unit in fermata-poweroff.path fermata-poweroff.service; do
     run install -m 0644 -D "$here/$unit" "$root/etc/systemd/system/$unit"

@@ -26,7 +26,7 @@
 #
 # What the package holds: /usr/bin/fermatad and fermata (stripped), /etc/fermata/fermata.toml (a conffile), the units
 # deploy/fermata.service and deploy/fermata-poweroff.{path,service} in /usr/lib/systemd/system (their /usr/local paths
-# rewritten to /usr), deploy/99-fermata-gpio.rules and 99-fermata-input.rules in /usr/lib/udev/rules.d, boards/*.toml in /usr/share/fermata/boards
+# rewritten to /usr), deploy/99-fermata-gpio.rules and 99-fermata-input.rules in /usr/lib/udev/rules.d, boards/*.toml in /usr/share/fermata/boards (boards/inputs/*.toml in …/boards/inputs)
 # (fermatad's `board = "auto"` looks there), manual pages made from --help, and the README, asound.conf example,
 # copyright and changelog in /usr/share/doc/fermata. The maintainer scripts are deploy/debian/{postinst,prerm,postrm}:
 # the fermata system user (groups audio, gpio, input; gpio and input made when missing), the units enabled and started
@@ -254,6 +254,8 @@ done
 install -m 0644 "$here/99-fermata-gpio.rules" "$pkg/usr/lib/udev/rules.d/"
 install -m 0644 "$here/99-fermata-input.rules" "$pkg/usr/lib/udev/rules.d/"
 install -m 0644 "$project"/boards/*.toml "$pkg/usr/share/fermata/boards/"
+mkdir -p "$pkg/usr/share/fermata/boards/inputs"
+install -m 0644 "$project"/boards/inputs/*.toml "$pkg/usr/share/fermata/boards/inputs/"
 gzip -9n < "$project/README.md" > "$pkg/usr/share/doc/fermata/README.md.gz"
 gzip -9n < "$project/boards/README.md" > "$pkg/usr/share/doc/fermata/boards.md.gz"
 install -m 0644 "$here/asound.conf" "$pkg/usr/share/doc/fermata/examples/asound.conf"

@@ -16,7 +16,9 @@ public struct ControlsSetup: Sendable {
     public static func resolve(_ config: DaemonConfig, directories: [String] = BoardProfile.directories,
                                model: String? = nil) throws(ConfigError) -> ControlsSetup {
         let origin = config.file ?? "fermata.toml"
-        let overrides = config.controlsEntries.map { ProfileEntry($0, file: origin) }
+        // `[input-NAME] profile = "…"` brings an input profile's match and controls (boards/inputs).
+        let overrides = try InputProfile.expand(config.controlsEntries.map { ProfileEntry($0, file: origin) },
+                                                directories: directories.map { $0 + "/inputs" })
         // Input devices (`[input-NAME]`, evdev) need no board: without a profile they run on the configuration alone.
         let inputsOnly = { (why: String) throws(ConfigError) -> ControlsSetup? in
             guard overrides.contains(where: { $0.section.hasPrefix("input-") || $0.section.hasPrefix("input.") })

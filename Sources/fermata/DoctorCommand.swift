@@ -145,8 +145,8 @@ struct DoctorCommand: ParsableCommand {
     func inputFindings(_ settings: DaemonConfig) -> [Finding] {
         let nodes = InputDevices.list()
         let entries = settings.controlsEntries.filter { $0.section.hasPrefix("input-") || $0.section.hasPrefix("input.") }
-        let wanted = (try? BoardProfile(entries: entries.map { ProfileEntry($0, file: settings.file ?? "fermata.toml") }))?
-            .controls.inputs ?? []
+        let own = entries.map { ProfileEntry($0, file: settings.file ?? "fermata.toml") }
+        let wanted = (try? BoardProfile(entries: InputProfile.expand(own)))?.controls.inputs ?? []
         var out: [Finding] = []
         let readable = nodes.filter { $0.info != nil }
         if nodes.isEmpty {

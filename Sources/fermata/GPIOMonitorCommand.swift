@@ -108,7 +108,9 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
         var overrides: [ProfileEntry] = []
         if let config {
             let text = try String(contentsOfFile: config, encoding: .utf8)
-            overrides = try ProfileFile.parse(text, file: config).filter { BoardProfile.isControlsSection($0.section) }
+            overrides = try InputProfile.expand(
+                ProfileFile.parse(text, file: config).filter { BoardProfile.isControlsSection($0.section) },
+                directories: InputProfile.directories + ["boards/inputs"])
         }
         for (index, line) in lines.enumerated() {
             let section = "button-line\(index + 1)"

@@ -9,7 +9,7 @@ import Foundation
 struct InputCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "input", abstract: "List input devices or watch their events (pedals, remotes, card readers).",
-        subcommands: [InputList.self, InputMonitor.self], defaultSubcommand: InputList.self)
+        subcommands: [InputList.self, InputMonitor.self, InputProfiles.self], defaultSubcommand: InputList.self)
 }
 
 struct InputList: ParsableCommand {
@@ -52,5 +52,21 @@ struct InputMonitor: ParsableCommand {
             print("no input device could be opened in \(directory)")
             throw ExitCode(ExitStatus.problems)
         }
+    }
+}
+
+struct InputProfiles: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "profiles", abstract: "The input profiles an [input-NAME] section can name with profile = \"…\".")
+    @Option(help: "Where the profiles are (default: /etc/fermata/boards/inputs, then /usr/share/fermata/boards/inputs).")
+    var directory: String?
+
+    func run() throws {
+        let found = InputProfile.available(in: directory.map { [$0] } ?? InputProfile.directories)
+        guard !found.isEmpty else {
+            print("no input profiles installed")
+            return
+        }
+        for profile in found { print(profile.name.padding(toLength: 22, withPad: " ", startingAt: 0) + profile.about) }
     }
 }

@@ -73,6 +73,9 @@ struct EvdevKernelTests {
         #expect(r["remote_ready"] == ["True"] && r["knob_ready"] == ["True"] && r["reader_ready"] == ["True"],
                 "\(context)")
         #expect(r["remote_held"] == ["#2/2", "playing"], "one next for ten frames of one scancode\n\(context)")
+        #expect(r["keymap_remote_ready"] == ["True"], "\(context)")
+        #expect(r["keymap_remote_held"] == ["True", "paused"], "a keymapped remote key held 1 s: one play-pause\n\(context)")
+        #expect(r["keymap_remote_tap"] == ["True"], "\(context)")
         #expect(r["knob_down"] == ["volume:90%"], "five steps of volume-2 from 100\n\(context)")
         #expect(r["knob_up"] == ["volume:94%"], "one event of two steps\n\(context)")
         let nodes = r["reader_nodes"] ?? []

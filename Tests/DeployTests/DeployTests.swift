@@ -32,7 +32,7 @@ import TestSupport
         #expect(status == 0, "\(output)")
         for file in ["usr/local/bin/fermatad", "usr/local/bin/fermata", "etc/systemd/system/fermata.service",
                      "etc/fermata/fermata.toml", "etc/fermata/board.toml", "etc/udev/rules.d/99-fermata-gpio.rules",
-                     "etc/udev/rules.d/99-fermata-input.rules",
+                     "etc/udev/rules.d/99-fermata-input.rules", "etc/fermata/boards/inputs/pcsensor-footswitch.toml",
                      "usr/local/share/doc/fermata/asound.conf.example", "etc/systemd/system/fermata-poweroff.path",
                      "etc/systemd/system/fermata-poweroff.service"] {
             #expect(FileManager.default.fileExists(atPath: root.file(file)), "\(file) installed")

@@ -40,7 +40,7 @@ results = open(f"{out}/results", "w", buffering=1)
 SOCK = "/tmp/fermata-mpd.sock"
 NAME = b"Fermata Test FootSwitch"
 EV_SYN, EV_KEY, EV_REL, EV_MSC, EV_LED, EV_REP = 0, 1, 2, 4, 0x11, 0x14
-KEY_B, KEY_ENTER, KEY_1, BTN_LEFT = 48, 28, 2, 0x110
+KEY_B, KEY_ENTER, KEY_1, BTN_LEFT, KEY_PLAYPAUSE = 48, 28, 2, 0x110, 164
 REL_X, REL_Y, REL_DIAL, MSC_SCAN = 0, 1, 7, 4
 KEY_NUMLOCK, KEY_KPENTER, KEY_KP4, KEY_KP6, LED_NUML = 69, 96, 75, 77, 0
 # The digit keys of the top row (KEY_1 = 2 ... KEY_9 = 10, KEY_0 = 11) and of the keypad (KEY_KP0 ... KEY_KP9).
@@ -226,6 +226,14 @@ name = "Fermata Test Remote"
 input = "remote"
 scancode = "0x40bf12"
 press = "next"
+
+[input-keymapremote]
+name = "Fermata Test Keymap Remote"
+
+[button-keymapremote-play]
+input = "keymapremote"
+key = "KEY_PLAYPAUSE"
+press = "play-pause"
 
 [input-knob]
 name = "Fermata Test Knob"
@@ -485,6 +493,21 @@ def devices():
     # Past the 250 ms release nothing more can come from these frames; then the position must be the second song.
     time.sleep(0.3)
     result("remote_held", await_word("#", "#2/2"), state())
+    # A remote with a kernel keymap (rc-core): each frame is an MSC_SCAN, the mapped key goes down with the first and
+    # up after the last, and the kernel autorepeats it between. Held 1 s: one play-pause, not one per frame.
+    keymapped = Pedal(b"Fermata Test Keymap Remote", keys=(KEY_PLAYPAUSE,), scans=True, ids=(0x0bda, 0x4322))
+    result("keymap_remote_ready", await_log("input keymapremote: ", 1))
+    keymapped.emit(EV_MSC, MSC_SCAN, 0x40BF1A)
+    keymapped.key(True, KEY_PLAYPAUSE)
+    for _ in range(9):
+        time.sleep(0.11)
+        keymapped.send(EV_MSC, MSC_SCAN, 0x40BF1A)
+    keymapped.key(False, KEY_PLAYPAUSE)
+    paused = await_state("paused")
+    time.sleep(0.5)
+    result("keymap_remote_held", paused is not None, state())
+    keymapped.tap(80, KEY_PLAYPAUSE)
+    result("keymap_remote_tap", await_state("playing") is not None)
     knob = Pedal(b"Fermata Test Knob", keys=(), repeat=False, rels=(REL_DIAL,), ids=(0x1234, 0x5678))
     result("knob_ready", await_log("input knob: ", 1))
     for _ in range(5):
@@ -506,7 +529,7 @@ def devices():
     result("reader_mouse_other_reader_bytes", other_reader_sees(mouse, lambda: mouse.send(EV_REL, REL_X, 5))[0])
     result("reader_keyboard_other_reader_bytes",
            other_reader_sees(keyboard, lambda: keyboard.send(EV_KEY, KEY_1, 1) or keyboard.send(EV_KEY, KEY_1, 0))[0])
-    for device in (remote, knob, keyboard, mouse):
+    for device in (remote, keymapped, knob, keyboard, mouse):
         device.destroy()
 
 
