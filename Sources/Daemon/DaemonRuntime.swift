@@ -84,6 +84,8 @@ public struct DaemonRuntime: Sendable {
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
         let practice = PracticeRecorder(player: player, store: PracticeStore(database: database),
                                         remember: config.practiceRemember)
+        // The restored entry keeps the loop and tempo saved with the player state (newer than its practice memory).
+        await practice.adoptRestored(entry: saved.currentEntry)
         let backend = FermataBackend(player: player, library: library, playlists: playlists, outputs: made.outputs,
                                      store: store, logger: logger, practice: practice, restoring: restoring)
         if config.volumeStart >= 0 { try? await player.perform(.setVolume(config.volumeStart)) }

@@ -31,6 +31,9 @@ public actor PracticeRecorder {
     /// The track being visited, for its memory.
     var visit: PracticeVisit?
     var restoring = false
+    /// The entry the player restored at start (`adoptRestored`): its loop and tempo are the player state saved when
+    /// they were acknowledged, newer than any memory, so the first visit adopts them instead of restoring.
+    var restoredEntry: EntryID?
 
     /// A bad `YYYY-MM-DD` (no such day).
     public struct NoSuchDay: Error, CustomStringConvertible {
@@ -51,6 +54,13 @@ public actor PracticeRecorder {
         tally = PracticeTally(calendar: calendar)
         lastFlush = clock.now
         (playingSignals, playingSignal) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// The player restored `entry` as current at start, with the loop and tempo its saved state holds: they were
+    /// saved durably when acknowledged, while the memory is saved when a change is seen (at most once a second), so
+    /// entering this entry first keeps what the player shows and saves it as the track's memory.
+    public func adoptRestored(entry: EntryID?) {
+        restoredEntry = entry
     }
 
     /// Whether the last observation found the player playing.
@@ -124,9 +134,14 @@ public actor PracticeRecorder {
         restoring = true
         defer { restoring = false }
         if visit?.entry != entry {
+            let adopting = visit == nil && entry == restoredEntry
+            restoredEntry = nil
             visit = PracticeVisit(entry: entry, path: path, known: observed)
             do {
-                if let saved = try await store.memory(path: path), !observed.shows(saved) { visit?.pending = saved }
+                if let saved = try await store.memory(path: path) {
+                    // Adopting: what the player shows is saved below as the new memory when it differs.
+                    if adopting { visit?.known = saved } else if !observed.shows(saved) { visit?.pending = saved }
+                }
             } catch {
                 logger.warning("cannot read the practice memory of \(path): \(error)")
             }

@@ -48,6 +48,42 @@ import TestSupport
         #expect(status.tempoPercent == 90 && status.loop != nil)
     }
 
+    /// A restart (a power cut among them): the track the player restored comes back with the loop and tempo the
+    /// player state saved when they were acknowledged, even when its practice memory (saved when a change is seen,
+    /// once a second) is older. The power-cut campaign (seed 4) found the memory applied over the restored state:
+    /// a loop cleared just before the cut came back, a tempo went back to the one before.
+    @Test func theRestoredTrackKeepsTheAcknowledgedStateOverAnOlderMemory() async throws {
+        let state = try TemporaryDirectory(prefix: "fermata-practice")
+        do {
+            // Before the cut: a loop and 80 % on a.flac were seen and saved as its memory.
+            let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 0), state: state)
+            await rig.player.play("a.flac", entry: 7)
+            await rig.recorder.observe()
+            await rig.player.setTempo(80)
+            await rig.player.setLoop(seconds: 2, 4)
+            await rig.recorder.observe()
+        }
+        // Then the listener cleared the loop and chose 110 %: acknowledged and in the player state, and the power
+        // went before the recorder saw it. The restarted player restores entry 7 so.
+        let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 5), state: state)
+        await rig.player.play("a.flac", entry: 7)
+        await rig.player.setTempo(110)
+        await rig.recorder.adoptRestored(entry: 7)
+        for _ in 0..<3 { await rig.recorder.observe() }
+        let status = await rig.player.status()
+        #expect(status.loop == nil && status.tempoPercent == 110, "\(status)")
+        #expect(await rig.player.performed.isEmpty)
+        // And the memory now is what was acknowledged: coming back to the track later restores 110 % and no loop.
+        await rig.player.play("b.flac", entry: 8)
+        await rig.recorder.observe()
+        await rig.player.setTempo(95)
+        await rig.recorder.observe()
+        await rig.player.play("a.flac", entry: 9)
+        await rig.recorder.observe()
+        let back = await rig.player.status()
+        #expect(back.tempoPercent == 110 && back.loop == nil, "\(back)")
+    }
+
     @Test func withRememberOffNothingIsRestored() async throws {
         let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 0), remember: false)
         await practiseTwoTracks(rig)
