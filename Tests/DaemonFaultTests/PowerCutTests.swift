@@ -11,6 +11,20 @@ import TestSupport
 struct PowerCutTests {
     static let repro = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../Tools/powercut/repro.sh").standardized.path
+    static let campaign = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../Tools/powercut/campaign.sh").standardized.path
+
+    /// CI's slice of the campaign (`campaign.sh --cuts 100`, a script): three real power cuts at seeded instants
+    /// while a client edits the queue and playlists, seeks, changes modes, loops and tempo; every check of every cut
+    /// passes (database whole, queue and modes as acknowledged, position within 2.5 s, playlists whole, fermatad
+    /// starts). About 2 minutes.
+    @Test func threeRealPowerCutsLoseNothingAcknowledged() async throws {
+        let bin = URL(fileURLWithPath: FaultDaemon.binary).deletingLastPathComponent().path
+        let work = try TemporaryDirectory(prefix: "fermata-powercut-ci")
+        let run = await KernelLab.run([Self.campaign, "--cuts", "3", "--seed", "11", "--bin", bin,
+                                       "--work", work.file("campaign")])
+        #expect(run.status == 0 && run.output.contains("cuts"), "\(run)")
+    }
 
     /// `rm` of a stored playlist answered OK, then the power cut 1 s later: the playlist stays deleted. It came back
     /// when the deletion waited for ext4's next journal commit (the playlists folder was not synced).
