@@ -111,7 +111,7 @@ public actor CardService {
         switch card.target {
         case let .playlist(name): source = .storedPlaylist(name: name, range: nil)
         case let .album(name): source = .matching(SongQuery(filter: .string(.tag(.album), StringMatch(.equals, name))))
-        case let .folder(path): source = .uri(path, recursive: true)
+        case let .folder(path), let .piece(path): source = .uri(path, recursive: true)
         case .action: return
         }
         do {
@@ -124,11 +124,24 @@ public actor CardService {
             ownClears += 1
             defer { ownClears -= 1 }
             try await backend.editQueue(.clear)
-            try await backend.editQueue(.add(source, at: .end))
+            let added = try await backend.editQueue(.add(source, at: .end))
             active = card.id
             await store.saveActiveCard(card.id)
             await applyCeiling()
             try await backend.perform(.play)
+            // A practice piece at the card's tempo and loop (without them, its practice memory comes back), once the
+            // piece is what is heard: a loop is set on the heard track.
+            if card.tempoPercent != nil || card.loop != nil, let first = added.first {
+                for _ in 0..<150 {
+                    let status = await player.status()
+                    if status.entryID == first, status.sourceSampleRate > 0 { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                if let tempo = card.tempoPercent { try await backend.perform(.setTempo(percent: tempo)) }
+                if let loop = card.loop {
+                    try await backend.perform(.setLoop(startSeconds: loop.start, endSeconds: loop.end))
+                }
+            }
             let cap = card.volumeMax.map { ", volume at most \($0)" } ?? ""
             logger.notice("cards: card \(card.id) (\(input)): playing \(card.target), \(songs.count) songs\(cap)")
         } catch {

@@ -7,7 +7,7 @@ import FermataCore
 ///     again = "pause"          # the same card while its music plays: pause (and play again), restart, or ignore
 ///
 ///     [card-0001234567]
-///     play = "playlist:Lullabies"   # or album:NAME, folder:PATH (in the music directory), action:ACTION
+///     play = "playlist:Lullabies"   # or album:NAME, folder:PATH (in the music directory), piece:FILE, action:ACTION
 ///     volume_max = 40               # the volume stays at or below this while the card's music plays
 ///
 /// Cards bound with `fermata card assign`/`learn` are kept in the state database and listed beside these. A value
@@ -61,6 +61,8 @@ public struct CardsConfig: Sendable, Equatable {
             }
             var play: CardTarget?
             var volumeMax: Int?
+            var tempo: Int?
+            var loop: (start: Double, end: Double)?
             for entry in entries {
                 switch (entry.key, entry.value) {
                 case let ("play", .string(text)):
@@ -74,6 +76,22 @@ public struct CardsConfig: Sendable, Equatable {
                 case ("volume_max", _):
                     throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey,
                                       message: "must be a whole number from 0 to 100")
+                case let ("tempo", .integer(value)) where (50...150).contains(value):
+                    tempo = value
+                case ("tempo", _):
+                    throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey,
+                                      message: "must be a whole number from 50 to 150 (percent)")
+                case let ("loop", .string(text)):
+                    let ends = text.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+                    guard ends.count == 2, let start = ends[0], let end = ends[1], start.isFinite, end.isFinite,
+                          start >= 0, end > start, end <= 86_400 else {
+                        throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey,
+                                          message: "expected \"A-B\" in seconds, 0 <= A < B, e.g. \"12.5-20\"")
+                    }
+                    loop = (start, end)
+                case ("loop", _):
+                    throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey,
+                                      message: "expected \"A-B\" in seconds, e.g. \"12.5-20\"")
                 case ("play", _):
                     throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: CardTarget.expected)
                 default:
@@ -87,7 +105,12 @@ public struct CardsConfig: Sendable, Equatable {
             guard !config.bindings.contains(where: { $0.id == id }) else {
                 throw ConfigError(file: file, line: line, key: nil, message: "card \(id) is bound twice")
             }
-            config.bindings.append(CardBinding(id: id, target: play, volumeMax: volumeMax, origin: "\(file):\(line)"))
+            if tempo != nil || loop != nil, case .piece = play {} else if tempo != nil || loop != nil {
+                throw ConfigError(file: file, line: line, key: "\(section).play",
+                                  message: "tempo and loop belong to a practice piece: play = \"piece:FILE\"")
+            }
+            config.bindings.append(CardBinding(id: id, target: play, volumeMax: volumeMax, origin: "\(file):\(line)",
+                                               tempoPercent: tempo, loop: loop))
         }
         return config
     }

@@ -9,12 +9,24 @@ public struct CardBinding: Sendable, Equatable {
     public var volumeMax: Int?
     /// "FILE:LINE" for a card of the configuration, "assigned" for one bound with `fermata card`.
     public var origin: String
+    /// A practice piece's tempo (percent) and A–B loop (seconds), applied when the card starts it (configuration
+    /// only; without them a piece comes back with its practice memory).
+    public var tempoPercent: Int?
+    public var loop: (start: Double, end: Double)?
 
-    public init(id: String, target: CardTarget, volumeMax: Int?, origin: String) {
+    public init(id: String, target: CardTarget, volumeMax: Int?, origin: String, tempoPercent: Int? = nil,
+                loop: (start: Double, end: Double)? = nil) {
         self.id = id
         self.target = target
         self.volumeMax = volumeMax
         self.origin = origin
+        self.tempoPercent = tempoPercent
+        self.loop = loop
+    }
+
+    public static func == (l: Self, r: Self) -> Bool {
+        l.id == r.id && l.target == r.target && l.volumeMax == r.volumeMax && l.origin == r.origin
+            && l.tempoPercent == r.tempoPercent && l.loop?.start == r.loop?.start && l.loop?.end == r.loop?.end
     }
 
     /// `text` as a card id (upper-cased), or nil when it is not one: 1–32 characters, digits and A–F.
@@ -26,15 +38,18 @@ public struct CardBinding: Sendable, Equatable {
     }
 }
 
-/// What a card plays: a stored playlist, an album (by its tag), a folder of the music directory, or a control action
-/// (`play-pause`, `next`, `volume+5`, …). A value; any thread.
+/// What a card plays: a stored playlist, an album (by its tag), a folder of the music directory, a practice piece (one
+/// file, with its practice memory or the card's own loop and tempo), or a control action (`play-pause`, `next`,
+/// `volume+5`, …). A value; any thread.
 public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
     case playlist(String)
     case album(String)
     case folder(String)
+    case piece(String)
     case action(String)
 
-    public static let expected = "expected \"playlist:NAME\", \"album:NAME\", \"folder:PATH\" or \"action:ACTION\""
+    public static let expected =
+        "expected \"playlist:NAME\", \"album:NAME\", \"folder:PATH\", \"piece:FILE\" or \"action:ACTION\""
 
     public init?(parsing text: String) {
         guard let colon = text.firstIndex(of: ":") else { return nil }
@@ -44,6 +59,7 @@ public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
         case "playlist": self = .playlist(value)
         case "album": self = .album(value)
         case "folder": self = .folder(value)
+        case "piece": self = .piece(value)
         case "action": self = .action(value)
         default: return nil
         }
@@ -54,6 +70,7 @@ public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
         case let .playlist(name): "playlist:" + name
         case let .album(name): "album:" + name
         case let .folder(path): "folder:" + path
+        case let .piece(path): "piece:" + path
         case let .action(action): "action:" + action
         }
     }

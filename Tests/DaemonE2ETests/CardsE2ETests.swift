@@ -22,6 +22,11 @@ import Testing
 
         [card-7]
         play = "action:stop"
+
+        [card-8]
+        play = "piece:Beta/Second/02 Dos.flac"
+        tempo = 80
+        loop = "0.5-1.5"
         """
 
     @Test func volumeMaxHoldsOnEveryClientPath() async throws {
@@ -75,6 +80,22 @@ import Testing
             #expect(try await daemon.status()["volume"] == "55")
             try await daemon.ok("setvol 99")
             #expect(try await daemon.status()["volume"] == "60")
+        }
+    }
+
+    /// A practice piece: the card plays the one file at the card's tempo, looping its A–B.
+    @Test func aPieceCardPlaysAtItsTempoWithItsLoop() async throws {
+        try await Daemon.with(config: Self.config) { daemon in
+            try await daemon.ok("cardread 8")
+            var loop = try await daemon.ok("loop_status")
+            for _ in 0..<250 where loop["loop_start"] == nil {
+                try await Task.sleep(for: .milliseconds(20))
+                loop = try await daemon.ok("loop_status")
+            }
+            #expect(try await daemon.queue() == ["Beta/Second/02 Dos.flac"])
+            #expect(loop["loop_start"].flatMap(Double.init).map { abs($0 - 0.5) < 0.01 } == true, "\(loop)")
+            #expect(loop["loop_end"].flatMap(Double.init).map { abs($0 - 1.5) < 0.01 } == true, "\(loop)")
+            #expect(loop["tempo"] == "80", "\(loop)")
         }
     }
 

@@ -35,13 +35,20 @@ import TestSupport
 
             [card-04a1b2]
             play = "action:next"
+
+            [card-77]
+            play = "piece:Etudes/No 3.flac"
+            tempo = 80
+            loop = "12.5-20"
             """)
         #expect(config.volumeMax == 80)
         #expect(config.volumeStart == 30)
         #expect(config.cards.again == .restart)
-        #expect(config.cards.bindings.map(\.id) == ["0001234567", "04A1B2"], "ids upper-cased as readers type hex")
-        #expect(config.cards.bindings.map(\.target) == [.playlist("Lullabies"), .action("next")])
-        #expect(config.cards.bindings.map(\.volumeMax) == [40, nil])
+        #expect(config.cards.bindings.map(\.id) == ["0001234567", "04A1B2", "77"], "ids upper-cased as readers type hex")
+        #expect(config.cards.bindings.map(\.target) == [.playlist("Lullabies"), .action("next"), .piece("Etudes/No 3.flac")])
+        #expect(config.cards.bindings.map(\.volumeMax) == [40, nil, nil])
+        #expect(config.cards.bindings[2].tempoPercent == 80 && config.cards.bindings[2].loop?.start == 12.5
+            && config.cards.bindings[2].loop?.end == 20)
         #expect(config.cards.bindings[0].origin.hasSuffix("fermata.toml:9"))
         let defaults = try load("")
         #expect(defaults.volumeMax == 100 && defaults.volumeStart == -1 && defaults.cards == CardsConfig())
@@ -58,6 +65,9 @@ import TestSupport
         ("[cards]\nagain = \"louder\"\n", "cards.again: must be one of pause, restart, ignore"),
         ("[cards]\n12 = \"album:A\"\n", "cards.12: unknown key"),
         ("[audio]\nvolume_max = 150\n", "audio.volume_max"),
+        ("[card-1]\nplay = \"piece:a.flac\"\ntempo = 40\n", "card-1.tempo: must be a whole number from 50 to 150"),
+        ("[card-1]\nplay = \"piece:a.flac\"\nloop = \"20-12\"\n", "card-1.loop: expected \"A-B\""),
+        ("[card-1]\nplay = \"album:A\"\ntempo = 80\n", "tempo and loop belong to a practice piece"),
         ("[audio]\nvolume_start = -2\n", "audio.volume_start"),
     ])
     func wrongCardsAreRefusedSayingWhere(text: String, expected: String) {
