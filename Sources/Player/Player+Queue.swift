@@ -119,6 +119,15 @@ extension Player {
         }
         setLoopMarks(saved.loop.map(LoopMarks.set) ?? .none)
         moveCursor(to: saved.currentEntry)
+        // A loop on the current entry is reported in seconds of its source: a stopped player saved no rate, so the
+        // file's header says it (read off the actor, only then).
+        idleRate = nil
+        if let loop = saved.loop, loop.entry == saved.currentEntry, let entry = queue.entry(id: loop.entry) {
+            let file = path(for: entry.uri)
+            let rate = saved.sampleRate > 0 ? saved.sampleRate
+                : await BlockingWork.run { (try? DecoderRegistry.open(path: file))?.format.sampleRate }
+            idleRate = rate.map { (loop.entry, $0) }
+        }
         guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
               saved.transport != .stopped, policy != .off else { return }
         await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil,

@@ -36,6 +36,9 @@ public actor Player: PlayerControl {
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
     private var lastCheckpoint: EntryFrame?
+    /// The source rate of the entry a restore left current without starting it (a stopped restart), when that entry
+    /// has a loop: the status needs it to turn the loop's frames into seconds before anything is heard.
+    var idleRate: (entry: EntryID, rate: Int)?
 
     public init(engine: PlaybackEngine, musicDirectory: String? = nil, persistence: (any PlayerPersistence)? = nil,
                 logger: Logger = Logger(label: "fermata.player")) {
@@ -67,7 +70,8 @@ public actor Player: PlayerControl {
         status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
         status.elapsedFrames = stopped ? 0 : heard.sourceFrame
         status.elapsed = stopped ? 0 : heard.seconds
-        status.sourceSampleRate = heard.sourceRate
+        status.sourceSampleRate = heard.sourceRate > 0 ? heard.sourceRate
+            : idleRate.flatMap { $0.entry == status.entryID ? $0.rate : nil } ?? 0
         status.volume = modes.volume
         status.repeatMode = modes.repeatMode
         status.single = modes.single
