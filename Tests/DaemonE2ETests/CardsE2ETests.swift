@@ -46,6 +46,8 @@ import Testing
     @Test func aCardPlaysPausesAndCapsAndAnUnknownCardChangesNothing() async throws {
         try await Daemon.with(config: Self.config) { daemon in
             try await daemon.ok("setvol 50")
+            // The folder is 5 s of music: repeat keeps it playing however slowly a loaded machine runs the test.
+            try await daemon.ok("repeat 1")
             // From a stopped box with an empty queue.
             try await daemon.ok("cardread 0001234567")
             let playing = try await daemon.status { $0["state"] == "play" }
