@@ -316,6 +316,50 @@ def check_songs(c, base, limit=5):
             "duration_off": len(durs), "first_duration_off": durs[:limit]}
 
 
+def queue_session(which, base, expected):
+    """The footprint a box lives with: the library scanned, 16,384 of its tracks queued (MPD's default limit), RSS;
+    then a clean stop and
+    a start that restores that queue, RSS again (MPD from its state file, Fermata from its database)."""
+    sd = bench.fresh_dir(os.path.join(A.work, "run", f"queue-{which}"))
+    music = os.path.join(base, "music")
+    if which == "mpd":
+        bench.ARGS.daemon, bench.ARGS.daemon_cmd = "mpd", None
+        bench.prime_empty_db(sd, A.port)
+    d = daemon(which, sd, music)
+    c = start(which, d)
+    r = {}
+    try:
+        update_polled(c)
+        # MPD holds at most 16,384 entries unless configured otherwise (max_playlist_length): queue that many, the
+        # same files in both, in one command list.
+        files = sorted(x["file"] for x in c.listall() if "file" in x)[:16384]
+        c.command_list_ok_begin()
+        for path in files:
+            c.add(path)
+        c.command_list_end()
+        r["queued"] = int(c.status().get("playlistlength", -1))
+        time.sleep(1.0)
+        r["mem_queued"] = bench.proc_mem(d.pid)
+    finally:
+        c.disconnect()
+        d.stop()
+    d = daemon(which, sd, music)
+    c = start(which, d)
+    try:
+        deadline = time.monotonic() + 120
+        while int(c.status().get("playlistlength", -1)) < r["queued"] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        r["restored"] = int(c.status().get("playlistlength", -1))
+        time.sleep(1.0)
+        r["mem_restarted"] = bench.proc_mem(d.pid)
+    finally:
+        c.disconnect()
+        d.stop()
+    log(f"queue {which}: {r['queued']} queued, RSS {r['mem_queued']['rss_kib'] / 1024:.1f} MiB; after a restart "
+        f"{r['restored']} entries, RSS {r['mem_restarted']['rss_kib'] / 1024:.1f} MiB")
+    return r
+
+
 def scan_session(which, kind, base, expected, rep):
     sd = bench.fresh_dir(os.path.join(A.work, "run", f"scan-{kind}-{which}-{rep}"))
     music = os.path.join(base, "music")
@@ -516,6 +560,15 @@ def table(res):
         hf = med([r["mem_rescan"]["hwm_kib"] for r in f])
         add(f"{name}: peak RSS (VmHWM), MiB", f"{hm / 1024:.1f}", f"{hf / 1024:.1f}",
             f"{ratio(hf, hm):.2f}×" if hm and hf else "–", "", "")
+    q = res.get("queue")
+    if q:
+        for key, label in (("mem_queued", "library scanned, 16,384 tracks queued"),
+                           ("mem_restarted", "after a restart restoring that queue")):
+            rm, rf = q["mpd"][key]["rss_kib"], q["fermata"][key]["rss_kib"]
+            rr = ratio(rf, rm)
+            add(f"RSS, {label} ({q['fermata']['queued']:,} entries; MPD {q['mpd']['restored']:,} / Fermata "
+                f"{q['fermata']['restored']:,} restored), MiB (VmRSS / RssAnon / RssFile)",
+                mem_cell([q["mpd"][key]]), mem_cell([q["fermata"][key]]), f"{rr:.2f}×" if rr else "–", "< 1×", "")
     cpu = res.get("cpu", {})
     fl = res.get("floor", {})
     for mode, label in (("alsa-null", "unpaced, ALSA null PCM"), ("paced", "real time, paced null output")):
@@ -559,7 +612,7 @@ def main():
     ap.add_argument("--paced-window", type=float, default=0.0,
                     help="also measure CPU on the paced null output over this many seconds per play (0: not)")
     ap.add_argument("--tests", default="scan,cpu,floor",
-                    help="comma-separated subset of scan,cpu,floor; gen: only make the files")
+                    help="comma-separated subset of scan,queue,cpu,floor; gen: only make the files")
     ap.add_argument("--mpd-mp3", default="stock", choices=["stock", "mpg123"],
                     help="MPD's MP3 decoder: Debian's plugin order (mad first) or mpg123 (mad disabled)")
     ap.add_argument("--port", type=int, default=6710)
@@ -594,14 +647,14 @@ def main():
            "mpd_mp3_decoder": "mad (Debian's plugin order)" if A.mpd_mp3 == "stock" else "mpg123",
            "args": vars(A), "nproc": os.cpu_count(), "loadavg_start": os.getloadavg()}
     libs = {}
-    if tests & {"scan", "gen"}:
+    if tests & {"scan", "gen", "queue"}:
         for kind, n in (("mp3", A.tracks), ("m4a", A.m4a)):
             if n > 0:
                 libs[kind] = make_library(kind, n, A.seed)
     if tests & {"cpu", "floor", "gen"}:
         long_base, long_info = make_long_files(A.cpu_seconds, A.seed)
         res["long"] = long_info
-    if not tests & {"scan", "cpu", "floor"}:
+    if not tests & {"scan", "cpu", "floor", "queue"}:
         print(json.dumps({"libraries": {k: v[1] for k, v in libs.items()}, "long": res.get("long")}, indent=1))
         return
 
@@ -621,6 +674,9 @@ def main():
                 order = ("mpd", "fermata") if rep % 2 == 0 else ("fermata", "mpd")  # interleaved
                 for which in order:
                     s[which].append(scan_session(which, kind, base, info["tracks"], rep))
+    if "queue" in tests and "mp3" in libs:
+        base, info = libs["mp3"]
+        res["queue"] = {which: queue_session(which, base, info["tracks"]) for which in ("mpd", "fermata")}
     if "cpu" in tests:
         res["cpu"] = {}
         modes = ["alsa-null"] + (["paced"] if A.paced_window > 0 else [])
