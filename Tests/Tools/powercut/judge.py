@@ -271,6 +271,17 @@ def failed_index(ack):
     return int(m.group(1)) if m else 0
 
 
+# Commands that can make another queue entry current (so fermatad's practice memory of it may apply), and how long
+# after its answer that can take.
+ENTERING_WORDS = {"play", "playid", "next", "previous", "seek", "seekid"}
+MEMORY_WINDOW_S = 2.5
+
+
+def enters_track(step):
+    lines = step.get("list") or [step.get("cmd") or ""]
+    return any((line.split() or [""])[0] in ENTERING_WORDS for line in lines)
+
+
 POSITION_WORDS = {"play", "playid", "pause", "stop", "seek", "seekcur", "seekid", "next", "previous", "delete",
                   "deleteid", "clear", "loop_set", "loop_clear", "tempo"}
 
@@ -526,9 +537,21 @@ def judge(work, cut):
 
     compare("transport", ["transport"])
     compare("modes", ["volume", "repeat", "random", "single", "consume"])
-    compare("loop", ["loop"], fermata)
-    entered = all(a.get("transport") in ("play", "pause") for a in accepted)
-    compare("tempo", ["tempo"], fermata and entered)
+    # fermatad's practice memory: entering a track restores the loop and tempo last used on it, within a second or
+    # two of the command (the recorder sees the change, then applies and saves it). A command that may have entered a
+    # track shortly before the cut leaves the loop and tempo undecided: the acknowledged ones, or that track's memory.
+    entering = [s for s in steps.values()
+                if (s.get("reply") or {}).get("ok", s is inflight) and enters_track(s)
+                and (s.get("reply") or {"t": t_end})["t"] >= t_end - MEMORY_WINDOW_S]
+    if fermata and entering:
+        why = "a track was entered %.1f s before the cut (%s): its practice memory may apply" % (
+            t_end - (entering[-1].get("reply") or {"t": t_end})["t"], entering[-1].get("cmd") or "a command list")
+        verdict("loop", None, why)
+        verdict("tempo", None, why)
+    else:
+        compare("loop", ["loop"], fermata)
+        entered = all(a.get("transport") in ("play", "pause") for a in accepted)
+        compare("tempo", ["tempo"], fermata and entered)
 
     # playlists
     pl_wants = [a.get("playlists") for a in accepted]
