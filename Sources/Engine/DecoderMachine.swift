@@ -150,15 +150,19 @@ struct DecoderMachine {
     }
 
     private mutating func setLoop(entry: EntryID, _ region: LoopRegion?, _ env: some DecoderEnvironment) {
+        let replacing = practice.setting?.entry == entry && practice.setting?.region != region
         practice.set(entry: entry, region)
         resetPasses()
-        guard let region, case let .decoding(cursor, _) = phase else { return }
-        let decoderIsPast = cursor.item.entryID != entry || cursor.position > region.end
-        guard decoderIsPast, env.timelineContains(entry) else { return }
+        guard case let .decoding(cursor, _) = phase, env.timelineContains(entry) else { return }
+        // The decoder runs ahead of the listener: with a loop already on this entry, a seam it wrote for the old
+        // region would still jump back after the change was answered (a clear, a nudged B); a new B behind the cursor
+        // was never met. Either way, decode again from the heard frame.
+        let decoderIsPast = region.map { cursor.item.entryID != entry || cursor.position > $0.end } ?? false
+        guard replacing || decoderIsPast else { return }
         if let heard = flush(.splice, open: nil, env).heard {
             reposition(heard, env)
             // B lies behind the cursor already: this one seam happens here, the next ones exactly at B.
-            if case let .decoding(now, _) = phase, now.item.entryID == entry, now.position > region.end {
+            if let region, case let .decoding(now, _) = phase, now.item.entryID == entry, now.position > region.end {
                 _ = loopSeam(LoopRegion(start: region.start, end: now.position), env)
             }
         }

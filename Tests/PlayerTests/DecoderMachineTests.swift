@@ -118,6 +118,47 @@ import Testing
         #expect(Self.decoded(env.actions[seams[1]...]) == 100_000 - 10_000 - fade, "after the last pass, to the end")
     }
 
+    /// A loop cleared while the listener is still before B, but the decoder (running ahead) has already written the
+    /// seam back to A: what is heard must go straight on past B. The power-cut campaign heard the old jump (seed 4,
+    /// cut 86: `loop_clear` answered 0.1 s before B, and the playback went back to A).
+    @Test func clearingALoopWhoseSeamIsAlreadyDecodedGoesStraightOn() {
+        var machine = Self.machine()
+        let env = Self.environment([Self.a: .init(format: Self.cd, frames: 100_000)])
+        machine.handle(.start(Self.a, frame: 0, generation: 1, countIn: nil), env)
+        machine.handle(.setLoop(entry: 1, LoopRegion(start: 10_000, end: 30_000)), env)
+        Self.step(&machine, env) { _ in env.actions.contains { if case .seam = $0 { true } else { false } } }
+        env.listener = 20_000  // the listener is at frame 20,000 of A (the ring counts frames here)
+        env.clear()
+        machine.handle(.setLoop(entry: 1, nil), env)
+        #expect(env.actions.first == .flush(.splice, open: nil), "the decoded seam is dropped: \(env.actions)")
+        #expect(Self.position(machine) == 20_000, "decoding goes on from what is heard")
+        env.clear()
+        Self.step(&machine, env) { _ in env.actions.contains(.closeDecoder) }
+        #expect(!env.actions.contains { if case .seam = $0 { true } else { false } }, "no jump back after the clear")
+        #expect(Self.decoded(env.actions) == 80_000, "straight from 20,000 to the end")
+    }
+
+    /// B moved later while the old seam is already decoded (a nudge): the old jump is dropped and the next seam
+    /// comes at the new B.
+    @Test func movingBLaterAfterItsSeamWasDecodedJumpsAtTheNewB() {
+        var machine = Self.machine()
+        let env = Self.environment([Self.a: .init(format: Self.cd, frames: 100_000)])
+        machine.handle(.start(Self.a, frame: 0, generation: 1, countIn: nil), env)
+        machine.handle(.setLoop(entry: 1, LoopRegion(start: 10_000, end: 30_000)), env)
+        Self.step(&machine, env) { _ in env.actions.contains { if case .seam = $0 { true } else { false } } }
+        env.listener = 20_000
+        env.clear()
+        machine.handle(.setLoop(entry: 1, LoopRegion(start: 10_000, end: 35_000)), env)
+        #expect(env.actions.first == .flush(.splice, open: nil), "\(env.actions)")
+        env.clear()
+        Self.step(&machine, env) { _ in env.actions.contains { if case .seam = $0 { true } else { false } } }
+        #expect(Self.decoded(env.actions) == 15_000, "from the heard 20,000 to the new B")
+        // The same region again changes nothing: no flush.
+        env.clear()
+        machine.handle(.setLoop(entry: 1, LoopRegion(start: 10_000, end: 35_000)), env)
+        #expect(!env.actions.contains { if case .flush = $0 { true } else { false } })
+    }
+
     @Test func aSeekDuringALoopKeepsTheLoopAndTheKnownSuccessor() {
         var machine = Self.machine()
         let env = Self.environment([Self.a: .init(format: Self.cd, frames: 100_000)])
