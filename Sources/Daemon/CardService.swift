@@ -168,7 +168,7 @@ public actor CardService {
         report.cards = configured.bindings.filter { assigned[$0.id] == nil }
             + assigned.values.sorted { $0.id < $1.id }
         report.active = active
-        report.unknown = unknown.map { ($0.id, Double((ContinuousClock.now - $0.at).components.seconds)) }
+        report.unknown = unknown.map { ($0.id, (ContinuousClock.now - $0.at).components.seconds) }
         return report
     }
 

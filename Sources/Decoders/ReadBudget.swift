@@ -66,8 +66,9 @@ public struct ReadBudget: Sendable, Hashable {
         }
         let elapsed = account.elapsed
         if elapsed > account.budget.seconds {
+            // The budget as written (a Double printed, never converted: nothing here can trap).
             throw .corrupt(path: path, reason: "over its scan budget: reading it took more than "
-                           + "\(Int(min(1e9, max(0, account.budget.seconds)))) s")
+                           + "\(account.budget.seconds) s")
         }
     }
 }

@@ -128,7 +128,9 @@ public struct DaemonConfig: Sendable, Equatable {
         for entry in controlsEntries {
             rows.append((entry.qualifiedKey, entry.value.description, "\(file ?? "?"):\(entry.line)"))
         }
-        rows.append(("cards.again", ConfigValue.string(cards.again.rawValue).description, "\(file ?? "default")"))
+        if !cards.bindings.isEmpty {
+            rows.append(("cards.again", ConfigValue.string(cards.again.rawValue).description, file ?? "default"))
+        }
         for card in cards.bindings {
             rows.append(("card-\(card.id).play", ConfigValue.string(card.target.description).description, card.origin))
             if let cap = card.volumeMax { rows.append(("card-\(card.id).volume_max", "\(cap)", card.origin)) }

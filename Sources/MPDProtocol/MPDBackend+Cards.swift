@@ -6,8 +6,8 @@ public struct CardsReport: Sendable, Equatable {
     public var cards: [CardBinding] = []
     /// The card whose music is in the queue (its volume cap holds), if any.
     public var active: String?
-    /// The last card read that is bound to nothing (what `cardlearn` binds), and how long ago.
-    public var unknown: (id: String, secondsAgo: Double)?
+    /// The last card read that is bound to nothing (what `cardlearn` binds), and how many whole seconds ago.
+    public var unknown: (id: String, secondsAgo: Int64)?
 
     public init() {}
 

@@ -13,16 +13,10 @@ import TestSupport
     @Test(arguments: [100, 80]) func theLastSecondsHeardLoopAndASecondPressClearsIt(tempo: Int) async throws {
         let music = try TemporaryDirectory(prefix: "fermata-again")
         let path = music.file("piece.flac")
-        try await onThread {
-            try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 44_100 * 20, channels: 2, bits: 16, seed: 5),
-                                  channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        }
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: OutputSpec.null.makeSink(), config: config)
-        let player = Player(engine: engine)
-        let events = Task { await player.run() }
-        defer { engine.shutdown(); events.cancel() }
+        try await NullSinkPlayer.writeSweep(path, seconds: 20, seed: 5)
+        let rig = NullSinkPlayer()
+        defer { rig.stop() }
+        let player = rig.player
         let ids = await player.add(paths: [path])
         try await player.perform(.setTempo(percent: tempo))
         try await player.perform(.playEntry(ids[0]))

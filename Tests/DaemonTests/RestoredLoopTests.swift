@@ -13,16 +13,10 @@ import TestSupport
     @Test func aStoppedRestoreReportsItsLoopAtTheEntrysRate() async throws {
         let music = try TemporaryDirectory(prefix: "fermata-restored-loop")
         let path = music.file("piece.flac")
-        try await onThread {
-            try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 48_000 * 30, channels: 2, bits: 16, seed: 3),
-                                  channels: 2, bitsPerSample: 16, sampleRate: 48_000)
-        }
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: OutputSpec.null.makeSink(), config: config)
-        let player = Player(engine: engine)
-        let events = Task { await player.run() }
-        defer { engine.shutdown(); events.cancel() }
+        try await NullSinkPlayer.writeSweep(path, seconds: 30, rate: 48_000, seed: 3)
+        let rig = NullSinkPlayer()
+        defer { rig.stop() }
+        let player = rig.player
         var saved = PlayerSnapshot()
         saved.transport = .stopped
         saved.currentEntry = 4

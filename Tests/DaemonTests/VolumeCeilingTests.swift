@@ -17,18 +17,10 @@ import TestSupport
     static let boards = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("boards").path
 
-    /// A player over ALSA's `null` PCM (no audio heard), with its event loop running.
-    static func player() -> (Player, PlaybackEngine, Task<Void, Never>) {
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: OutputSpec.null.makeSink(), config: config)
-        let player = Player(engine: engine)
-        return (player, engine, Task { await player.run() })
-    }
-
     @Test func aLowerCeilingBringsTheVolumeDownAndEverySetterStaysUnderIt() async throws {
-        let (player, engine, events) = Self.player()
-        defer { engine.shutdown(); events.cancel() }
+        let rig = NullSinkPlayer()
+        defer { rig.stop() }
+        let player = rig.player
         try await player.perform(.setVolume(90))
         await player.setVolumeCeiling(40)
         #expect(await player.status().volume == 40, "lowered at once")
@@ -55,8 +47,9 @@ import TestSupport
         let config = try BoardProfile.load(file: Self.boards + "/generic-40pin.toml", overrides: overrides).controls
         let keymap = Keymap(config)
         let line = { (name: String) in keymap.lines.firstIndex { $0.ref == .name(name) }! }
-        let (player, engine, events) = Self.player()
-        defer { engine.shutdown(); events.cancel() }
+        let rig = NullSinkPlayer()
+        defer { rig.stop() }
+        let player = rig.player
         try await player.perform(.setVolume(20))
         await player.setVolumeCeiling(45)
         var fds: [Int32] = [0, 0]

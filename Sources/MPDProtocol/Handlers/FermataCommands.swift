@@ -161,7 +161,7 @@ extension FermataCommands {
         if let active = report.active { c.response.line("active_card", active) }
         if let unknown = report.unknown {
             c.response.line("unknown_card", unknown.id)
-            c.response.line("unknown_card_seconds_ago", String(Int(unknown.secondsAgo.rounded(.down))))
+            c.response.line("unknown_card_seconds_ago", String(unknown.secondsAgo))
         }
     }
 

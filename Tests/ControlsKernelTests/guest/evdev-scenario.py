@@ -390,8 +390,7 @@ def cards():
     result("card_queue", *queue())
     result("card_volume", await_word("volume:", "volume:40%"))
     # Every path to the volume is capped while the card's music plays.
-    mpc("volume", "90")
-    time.sleep(0.3)
+    mpc("volume", "90")  # answered once the player has taken it: the status after it is the player's answer
     result("capped_volume", status_word("volume:"))
     # The same card again: pause; and again: play.
     type_card(reader, "0001234567")
@@ -400,10 +399,10 @@ def cards():
     result("again2_state", await_named_state("playing"))
     # A card nobody bound: nothing changes, but it is logged and listed for `cardlearn`.
     type_card(reader, "0000000999")
-    time.sleep(0.5)
+    # Once fermatad has logged the card it has handled it: then nothing may have changed.
+    result("unknown_logged", await_log("cards: unknown card 0000000999", 1))
     result("unknown_state", state())
     result("unknown_queue", *queue())
-    result("unknown_logged", await_log("cards: unknown card 0000000999", 1))
     result("unknown_listed", "unknown_card: 0000000999" in command("cards"))
     # A card typed on the keypad's digits and its Enter: bound to stop.
     type_card(reader, "0007654321", keypad=True)
@@ -438,7 +437,9 @@ def keypad():
     # NumLock on, as a console does it: the key, then the LED set on the device.
     pad.tap(80, KEY_NUMLOCK)
     pad.send(EV_LED, LED_NUML, 1)
-    time.sleep(0.2)
+    deadline = time.monotonic() + 5
+    while numlock_led(pad) != 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
     result("numlock_on_led", numlock_led(pad))
     pad.tap(80, KEY_KP4)
     result("numlock_on_previous", await_word("#", "#1/2"))
@@ -468,7 +469,14 @@ def keypad():
         watched += line
     hold(spare, 0.6)
     pad.tap(80, KEYPAD_DIGITS["0"])  # bound to nothing: fermatad holds the keypad, so the monitor must not see it
-    time.sleep(0.5)
+    # A second tap of the free device after it: once the monitor has printed that release, anything the keypad
+    # could have shown it would have come before.
+    spare.tap(80)
+    while watched.count("KEY_B up") < 2:
+        line = monitor.stdout.readline()
+        if not line:
+            break
+        watched += line
     monitor.send_signal(signal.SIGINT)
     watched += monitor.communicate(timeout=20)[0]
     lines = [line for line in watched.splitlines() if "Fermata Test Monitor Pad" in line]
