@@ -32,6 +32,7 @@ extension FermataBackend {
             var song = await song(uri: entry.uri) ?? SongInfo(uri: entry.uri)
             song.queuePosition = position
             song.queueID = entry.id
+            song.priority = entry.priority
             songs.append(song)
         }
         if case let .matching(filter) = query {
@@ -63,6 +64,10 @@ extension FermataBackend {
                 await cardService.withLock { $0 }?.queueCleared()
             case let .shuffle(range):
                 try await player.shuffle(resolving: { view in range.map { $0.clamped(to: view.queue.count) } })
+            case let .priority(priority, targets):
+                try await player.setPriority(priority, resolving: { view in
+                    try targets.map { try Self.priorityRange($0, view) }
+                })
             }
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)
@@ -191,6 +196,19 @@ extension FermataBackend {
         case let .beforeCurrent(offset):
             guard let current else { throw MPDError(.playerSync, "No current song") }
             return max(0, current - offset)
+        }
+    }
+
+    /// The positions a `prio` range or a `prioid` id names: a range starting past the end is `Bad song index` (one
+    /// running past it is cut there, as MPD's `CheckClip`); an unknown id `No such song`.
+    private static func priorityRange(_ target: QueueTarget, _ view: QueueView) throws -> Range<Int> {
+        switch target {
+        case let .id(id):
+            guard let index = view.queue.index(of: id) else { throw MPDError.noSuchSong() }
+            return index..<(index + 1)
+        case let .positions(range):
+            guard range.start <= view.queue.count else { throw MPDError.badSongIndex() }
+            return range.clamped(to: view.queue.count)
         }
     }
 

@@ -110,6 +110,7 @@ public final class FermataBackend: MPDBackend {
         case let .random(on): await player.setShuffled(on)
         case let .consume(on): await player.setConsume(on)
         case .consumeOneshot: await player.setConsume(true, oneshot: true)
+        case .singleOneshot: await player.setSingleOneshot()
         case let .crossfade(seconds):
             guard seconds == 0 else { throw MPDError(.argument, "Fermata plays gaplessly; crossfade is always 0") }
         case .clearError: await player.clearError()

@@ -117,6 +117,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var volume: Int = 100
     public var repeatMode: RepeatMode = .off
     public var single = false
+    /// Single is MPD's `oneshot`: it switches itself off when it has stopped playback once.
+    public var singleOneshot = false
     public var loop: LoopRegion?
     /// A pending A point while the one-button loop cycle waits for B.
     public var loopPendingA: Int64?

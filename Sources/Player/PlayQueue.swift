@@ -10,12 +10,17 @@ public struct QueueEntry: Sendable, Hashable {
     public var replayGain: ReplayGainInfo
     /// Queue version at which this entry was added or last moved (MPD `plchanges`).
     public var version: Int
+    /// MPD's priority (0–255, `prio`/`prioid`): in random order, higher priorities play first; reset to 0 when the
+    /// entry starts playing.
+    public var priority: UInt8
 
-    public init(id: EntryID, uri: String, replayGain: ReplayGainInfo = ReplayGainInfo(), version: Int = 0) {
+    public init(id: EntryID, uri: String, replayGain: ReplayGainInfo = ReplayGainInfo(), version: Int = 0,
+                priority: UInt8 = 0) {
         self.id = id
         self.uri = uri
         self.replayGain = replayGain
         self.version = version
+        self.priority = priority
     }
 }
 
@@ -23,11 +28,12 @@ public struct QueueEntry: Sendable, Hashable {
 /// shuffled play order that leaves the list itself untouched, so switching shuffle off returns to it.
 /// A value type owned by the player actor.
 public struct PlayQueue: Sendable, Equatable {
-    public private(set) var entries: [QueueEntry] = []
+    public internal(set) var entries: [QueueEntry] = []
     public private(set) var nextID: EntryID = 1
-    public private(set) var version = 1
-    /// The play order while shuffle (MPD `random`) is on: a permutation of the entry ids.
-    public private(set) var shuffledOrder: [EntryID]?
+    public internal(set) var version = 1
+    /// The play order while shuffle (MPD `random`) is on: a permutation of the entry ids (its rules, with
+    /// priorities, are in `PlayQueue+RandomOrder.swift`).
+    public internal(set) var shuffledOrder: [EntryID]?
 
     public init() {}
 
@@ -40,16 +46,21 @@ public struct PlayQueue: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { entries.isEmpty }
+    /// Playing in random order (MPD `random 1`).
+    public var isShuffled: Bool { shuffledOrder != nil }
     public var count: Int { entries.count }
     public func index(of id: EntryID) -> Int? { entries.firstIndex { $0.id == id } }
     public func entry(id: EntryID) -> QueueEntry? { entries.first { $0.id == id } }
 
     // MARK: edits (each bumps `version`)
 
-    /// Inserts files at `position` (default: the end); returns their new ids.
+    /// Inserts files at `position` (default: the end); returns their new ids. In random order each new entry goes
+    /// among those still to play after `playingAfter` (the entry queued next, or the current one; nil: anywhere), as
+    /// MPD's `AppendSong` does.
     @discardableResult
     public mutating func insert<G: RandomNumberGenerator>(
-        uris: [String], replayGain: [ReplayGainInfo]? = nil, at position: Int? = nil, using generator: inout G
+        uris: [String], replayGain: [ReplayGainInfo]? = nil, at position: Int? = nil, playingAfter: EntryID? = nil,
+        using generator: inout G
     ) -> [EntryID] {
         guard !uris.isEmpty else { return [] }
         version += 1
@@ -61,7 +72,7 @@ public struct PlayQueue: Sendable, Equatable {
         entries.insert(contentsOf: new, at: at)
         touch(from: at)
         if shuffledOrder != nil {
-            for entry in new { shuffledOrder!.insert(entry.id, at: Int.random(in: 0...shuffledOrder!.count, using: &generator)) }
+            for entry in new { appendToShuffledOrder(entry.id, playingAfter: playingAfter, using: &generator) }
         }
         return new.map(\.id)
     }
@@ -119,13 +130,14 @@ public struct PlayQueue: Sendable, Equatable {
         touch(from: range.lowerBound)
     }
 
-    /// Switches the shuffled play order on (a new permutation starting with `first`) or off (back to list order).
+    /// Switches the shuffled play order on (highest priority first, each priority shuffled, `first` moved to the
+    /// front: MPD's `SetRandom`) or off (back to list order).
     public mutating func setShuffled<G: RandomNumberGenerator>(_ on: Bool, first: EntryID?, using generator: inout G) {
         guard on != (shuffledOrder != nil) else { return }
         version += 1
         guard on else { shuffledOrder = nil; return }
-        var order = entries.map(\.id).shuffled(using: &generator)
-        if let first, let index = order.firstIndex(of: first) { order.swapAt(0, index) }
+        var order = prioritizedShuffle(using: &generator)
+        if let first, let index = order.firstIndex(of: first) { order.insert(order.remove(at: index), at: 0) }
         shuffledOrder = order
     }
 

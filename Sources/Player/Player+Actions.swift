@@ -29,22 +29,35 @@ extension Player {
         }
     }
 
+    /// Applies `action` and writes the new state durably once before returning (the client's `OK` promises it): a
+    /// transport change saves itself as it starts or stops; anything else is saved here.
     public func perform(_ action: ControlAction) async throws {
+        let writes = durableWrites
+        try await apply(action)
+        if durableWrites == writes { await save() }
+    }
+
+    private func apply(_ action: ControlAction) async throws {
         switch action {
         case .play:
-            if !transport.isStopped { setPaused(false); return }
+            if !transport.isStopped { return setPaused(false) }
             guard let entry = current.flatMap(queue.entry(id:)) ?? queue.firstInPlayOrder else {
                 throw ActionError.emptyQueue
             }
             await begin(entry, countingIn: true, paused: false)
         case let .playEntry(id):
             guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
-            await begin(entry, countingIn: true, paused: false)
+            // In random order the chosen entry moves to where it plays now (MPD's `play N`), so what was still to
+            // come still comes after it.
+            let (from, playing) = (current, !transport.isStopped)
+            let moved = editQueue { queue, _ in queue.moveToPlayNow(id, current: from, playing: playing) }
+            await begin(entry, countingIn: true, paused: false,
+                        queueEdit: moved ? .shuffleOrder(queue.shuffledOrder) : nil)
         case .pause: setPaused(true)
         case .resume: setPaused(false)
         case .togglePause: if !transport.isStopped { setPaused(transport.isPlaying) }  // MPD: no effect when stopped
         case .playPause:
-            if transport.isStopped { return try await perform(.play) }  // saves its own snapshot
+            if transport.isStopped { return try await apply(.play) }
             setPaused(transport.isPlaying)
         case .stop: await stop()
         case .next: try await skip(forward: true)
@@ -60,7 +73,10 @@ extension Player {
         case let .setVolume(value): setVolume(value)
         case let .changeVolume(delta): setVolume(modes.volume + min(100, max(-100, delta)))
         case let .setRepeat(mode): changeOptions { $0.repeatMode = mode }
-        case let .setSingle(on): changeOptions { $0.single = on }
+        case let .setSingle(on): changeOptions {
+            $0.single = on
+            $0.singleOneshot = false
+        }
         case let .setReplayGain(mode): changeOptions { $0.replayGain = mode }
         case let .setTempo(percent):
             guard (50...150).contains(percent) else { throw ActionError.invalidValue("tempo must be 50-150 %") }
@@ -108,7 +124,6 @@ extension Player {
                                     end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
             setLoopMarks(try .region(region, on: heard.entry))
         }
-        await persistence?.saveSnapshot(snapshot())
     }
 
     private func setVolume(_ value: Int) {
@@ -123,7 +138,7 @@ extension Player {
         updateModes { $0.volumeCeiling = value }
         guard modes.volume != before else { return }
         changeSink.yield(.mixer)
-        await persistence?.saveSnapshot(snapshot())
+        await save()
     }
 
     /// The highest volume any path may set now.
@@ -146,14 +161,22 @@ extension Player {
             return
         }
         let wrap = modes.repeatMode == .queue
-        guard let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap) else {
-            if forward { await stop() }
+        let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap)
+        if transport.isStopped {
+            if let target { moveCursor(to: target.id) }
             return
         }
-        if transport.isStopped {
-            moveCursor(to: target.id)
-        } else {
-            await begin(target)
+        // MPD's `next` under consume removes the entry skipped (its `PlayNext`); `previous` keeps it.
+        var consumed: PersistedQueueEdit?
+        if forward, modes.consume != .off, from != target?.id {
+            editQueue { queue, _ in queue.remove(id: from) }
+            consumed = .removed([from])
+            if modes.consume == .oneshot { changeOptions { $0.consume = .off } }
+        }
+        if let target {
+            await begin(target, queueEdit: consumed)
+        } else if forward {
+            await stop(clearingCursor: consumed != nil, queueEdit: consumed)
         }
     }
 

@@ -22,7 +22,9 @@ extension Player {
     public func insert(uris: [String], replayGain gains: [ReplayGainInfo], at position: Int?) async -> [EntryID] {
         precondition(gains.count == uris.count, "one ReplayGain value per URI")
         let at = min(max(0, position ?? queue.count), queue.count)
-        let ids = editQueue { $0.insert(uris: uris, replayGain: gains, at: at, using: &$1) }
+        // In random order new entries go among those still to play (after the one queued next, as MPD).
+        let playingAfter = transport.isStopped ? current : (upcomingEntry()?.id ?? current)
+        let ids = editQueue { $0.insert(uris: uris, replayGain: gains, at: at, playingAfter: playingAfter, using: &$1) }
         // The new entries are the slice at `at` (looking each id up would cost the queue's length per entry:
         // quadratic for `add /` or a list of 10,000 adds).
         let added = Array(queue.entries[at..<(at + ids.count)])
@@ -35,16 +37,19 @@ extension Player {
         guard ids.allSatisfy({ queue.entry(id: $0) != nil }) else {
             throw ActionError.noSuchEntry(ids.first { queue.entry(id: $0) == nil } ?? -1)
         }
+        // Decided and applied in this turn, before any `await`: another client's command cannot land between the
+        // edit and the start of the entry that follows (it would have started an entry no longer queued).
         let removingCurrent = current.map(ids.contains) ?? false
         let next = removingCurrent ? current.flatMap { queue.entry(after: $0, wrap: modes.repeatMode == .queue) } : nil
         editQueue { queue, _ in queue.remove(ids: ids) }
-        await queueEdited(.removed(ids))
-        if removingCurrent {
-            if let next, !ids.contains(next.id), !transport.isStopped {
-                await begin(next)
-            } else {
-                if transport.isStopped { moveCursor(to: nil) } else { await stop(clearingCursor: true) }
-            }
+        guard removingCurrent else { return await queueEdited(.removed(ids)) }
+        if let next, !ids.contains(next.id), !transport.isStopped {
+            await begin(next, queueEdit: .removed(ids))
+        } else if transport.isStopped {
+            moveCursor(to: nil)
+            await queueEdited(.removed(ids))
+        } else {
+            await stop(clearingCursor: true, queueEdit: .removed(ids))
         }
     }
 
@@ -64,10 +69,16 @@ extension Player {
         await queueEdited(.reordered)
     }
 
+    /// Empties the queue and stops, in one turn and one write: no `play` from another client can land between the
+    /// stop and the emptying.
     public func clear() async {
-        if transport.isStopped { moveCursor(to: nil) } else { await stop(clearingCursor: true) }
         editQueue { queue, _ in queue.clear() }
-        await queueEdited(.cleared)
+        if transport.isStopped {
+            moveCursor(to: nil)
+            await queueEdited(.cleared)
+        } else {
+            await stop(clearingCursor: true, queueEdit: .cleared)
+        }
     }
 
     /// Permanently reorders `range` of the queue (MPD `shuffle`).
@@ -76,23 +87,52 @@ extension Player {
         await queueEdited(.reordered)
     }
 
-    /// Plays in a shuffled order (kept across restarts) or back in list order (MPD `random`).
+    /// Plays in a shuffled order (kept across restarts) or back in list order (MPD `random`). As MPD's `SetRandom`:
+    /// the entry playing stays first in the new order; a stopped player forgets where it stood (`play` then starts
+    /// the new order from its beginning).
     public func setShuffled(_ on: Bool) async {
-        let first = current
+        guard on != queue.isShuffled else { return }
+        let first = transport.isStopped ? nil : current
+        if on, transport.isStopped { moveCursor(to: nil) }
         editQueue { $0.setShuffled(on, first: first, using: &$1) }
         await queueEdited(.shuffleOrder(queue.shuffledOrder))
+        changeSink.yield(.options)
+    }
+
+    /// MPD's `single oneshot`: stop after the current entry once, then single is off again. Under repeat (MPD's
+    /// repeat with single: the entry repeats) it stays until repeat is switched off and it has stopped once.
+    public func setSingleOneshot() async {
+        updateModes {
+            if $0.repeatMode == .queue { $0.repeatMode = .track }
+            $0.single = true
+            $0.singleOneshot = true
+        }
+        await save()
         changeSink.yield(.options)
     }
 
     /// Consume on or off; `oneshot`: on until one entry has been consumed (MPD 0.24's `consume oneshot`).
     public func setConsume(_ on: Bool, oneshot: Bool = false) async {
         updateModes { $0.consume = on ? (oneshot ? .oneshot : .on) : .off }
-        await persistence?.saveSnapshot(snapshot())
+        await save()
         changeSink.yield(.options)
     }
 
-    private func queueEdited(_ edit: PersistedQueueEdit) async {
-        await persistence?.saveQueueEdit(edit, queue: queue, snapshot: snapshot())
+    /// Sets MPD's priority of the entries at the positions `resolve` names (`prio`, `prioid`); in random order they
+    /// move as MPD moves them. Priority above 0 changes nothing in list order.
+    public func setPriority(_ priority: UInt8, resolving resolve: QueueResolver<[Range<Int>]>) async throws {
+        let ranges = try resolve(queueView())
+        var changed = false
+        for range in ranges {
+            let current = current
+            changed = editQueue { $0.setPriority(priority, positions: range, current: current, using: &$1) } || changed
+        }
+        guard changed else { return }
+        await queueEdited(.reordered)
+    }
+
+    func queueEdited(_ edit: PersistedQueueEdit) async {
+        await save(edit)
         refreshUpcoming()
         changeSink.yield(.queue)
     }

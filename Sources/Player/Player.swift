@@ -36,6 +36,8 @@ public actor Player: PlayerControl {
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
     private var lastCheckpoint: EntryFrame?
+    /// Durable writes of the state (`save`), counted: a command writes once, and tests count it.
+    public private(set) var durableWrites = 0
     /// The source rate of the entry a restore left current without starting it (a stopped restart), when that entry
     /// has a loop: the status needs it to turn the loop's frames into seconds before anything is heard.
     var idleRate: (entry: EntryID, rate: Int)?
@@ -66,7 +68,8 @@ public actor Player: PlayerControl {
         let stopped = transport.isStopped
         var status = PlayerStatus()
         status.state = transport.state
-        status.entryID = heard.entryID ?? current
+        // Stopped, the cursor is the truth (the engine may not have taken in a stop, or a clear, just asked).
+        status.entryID = stopped ? current : heard.entryID ?? current
         status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
         status.elapsedFrames = stopped ? 0 : heard.sourceFrame
         status.elapsed = stopped ? 0 : heard.seconds
@@ -75,6 +78,7 @@ public actor Player: PlayerControl {
         status.volume = modes.volume
         status.repeatMode = modes.repeatMode
         status.single = modes.single
+        status.singleOneshot = modes.singleOneshot
         status.tempoPercent = modes.tempoPercent
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         status.loopPendingA = loopMarks.pendingA?.frame
@@ -125,18 +129,33 @@ public actor Player: PlayerControl {
         case let .trackAudible(entry, generation):
             let previous = current
             guard transport.heard(entry, generation: generation) else { return }
-            if modes.consume != .off, let previous, previous != entry, queue.entry(id: previous) != nil {
+            // The entry a command started (or a seek restarted) is audible: the command saved it already.
+            guard previous != entry else {
+                changeSink.yield(.player)
+                return
+            }
+            var edit: PersistedQueueEdit?
+            if editQueue({ queue, _ in queue.startedPlaying(entry) }) { edit = .reordered }
+            if modes.consume != .off, let previous, queue.entry(id: previous) != nil {
                 queue.remove(id: previous)
                 if modes.consume == .oneshot {
                     modes.consume = .off
                     changeSink.yield(.options)
                 }
-                await persistence?.saveQueueEdit(.removed([previous]), queue: queue, snapshot: snapshot())
-                changeSink.yield(.queue)
+                edit = .removed([previous])
             }
-            await persistence?.saveSnapshot(snapshot())
+            await save(edit)
+            if edit != nil { changeSink.yield(.queue) }
             changeSink.yield(.player)
         case .ended:
+            // A `single oneshot` that stopped playback has done its one stop.
+            if modes.singleOneshot {
+                updateModes {
+                    $0.single = false
+                    $0.singleOneshot = false
+                }
+                changeSink.yield(.options)
+            }
             await markStopped()
         case .deviceLost:
             logger.warning("audio device lost or absent; retrying every \(engine.config.deviceRetryMilliseconds) ms")
@@ -155,8 +174,10 @@ public actor Player: PlayerControl {
     /// Starts `entry` at `frame`; `rate`: the entry's source rate where the caller knows it (a seek, a restore);
     /// `countingIn`: with the count-in (a start from play, not a seek or a skip); `paused`: start paused or playing
     /// (nil: as the transport is now — a skip or a seek while paused stays paused).
+    /// `queueEdit`: how the caller changed the queue for this start (the random order, a consumed or removed entry);
+    /// saved with the start, in one write. Everything changes before the first `await`: nothing can come between.
     func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, rate: Int? = nil, countingIn: Bool = false,
-               paused: Bool? = nil) async {
+               paused: Bool? = nil, queueEdit: PersistedQueueEdit? = nil) async {
         let known = currentPosition()
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
         let paused = paused ?? (transport.state == .paused)
@@ -168,24 +189,30 @@ public actor Player: PlayerControl {
         // (a skip and a seek while paused) finds it instead of waiting for the file's header.
         if rate == nil { Task { await self.resolveRequestedRate() } }
         transportChanged()
-        await persistence?.saveSnapshot(snapshot(frame: frame))
+        // MPD's SongStarted: a started entry's priority returns to 0.
+        let reprioritized = editQueue { queue, _ in queue.startedPlaying(entry.id) }
+        let edit = queueEdit ?? (reprioritized ? .reordered : nil)
+        if edit != nil { refreshUpcoming() }
+        await save(edit, frame: frame)
+        if edit != nil { changeSink.yield(.queue) }
         changeSink.yield(.player)
     }
 
     /// Stops the engine and the transport, keeping the current entry as where `play` starts (or forgetting it: its
-    /// entry was removed).
-    func stop(clearingCursor: Bool = false) async {
+    /// entry was removed). `queueEdit`: how the caller changed the queue with it, saved in the same write.
+    func stop(clearingCursor: Bool = false, queueEdit: PersistedQueueEdit? = nil) async {
         engine.stop()
-        await markStopped(clearingCursor: clearingCursor)
+        await markStopped(clearingCursor: clearingCursor, queueEdit: queueEdit)
     }
 
     /// The transport stopped (the engine has, or was just told to).
-    private func markStopped(clearingCursor: Bool = false) async {
+    private func markStopped(clearingCursor: Bool = false, queueEdit: PersistedQueueEdit? = nil) async {
         transport.moveCursor(to: clearingCursor ? nil : transport.current)
         let waiters = endWaiters
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
-        await persistence?.saveSnapshot(snapshot())
+        await save(queueEdit)
+        if queueEdit != nil { changeSink.yield(.queue) }
         changeSink.yield(.player)
     }
 
@@ -343,7 +370,8 @@ public actor Player: PlayerControl {
         s.volume = modes.volume
         s.tempoPercent = modes.tempoPercent
         s.repeatMode = modes.repeatMode
-        s.single = modes.single
+        // The oneshot modes are one command's "once": not kept across a restart (as MPD's state file keeps neither).
+        s.single = modes.single && !modes.singleOneshot
         s.consume = modes.consume == .on
         s.replayGain = modes.replayGain
         s.loop = loopMarks.loop
@@ -365,7 +393,18 @@ public actor Player: PlayerControl {
 
     /// Saves everything with the heard position, for a clean shutdown (SIGTERM): a restart resumes right here.
     public func saveForShutdown() async {
-        await persistence?.saveSnapshot(snapshot())
+        await save()
+    }
+
+    /// Writes the state durably — with the queue when `edit` says it changed — at the heard position (or `frame`):
+    /// the one place the player saves, so a command's writes can be counted (one per command).
+    func save(_ edit: PersistedQueueEdit? = nil, frame: Int64? = nil) async {
+        durableWrites += 1
+        if let edit {
+            await persistence?.saveQueueEdit(edit, queue: queue, snapshot: snapshot(frame: frame))
+        } else {
+            await persistence?.saveSnapshot(snapshot(frame: frame))
+        }
     }
 
     // MARK: waiting

@@ -8,6 +8,8 @@ import FermataCore
 struct PlayerModes {
     var repeatMode = RepeatMode.off
     var single = false
+    /// `single` is MPD's `oneshot`: it switches itself off once it has stopped playback (`Player` on `.ended`).
+    var singleOneshot = false
     var consume = ConsumeMode.off
     var replayGain = ReplayGainMode.off
     var volume = 100

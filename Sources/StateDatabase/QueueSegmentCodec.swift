@@ -4,7 +4,8 @@ import FermataCore
 import Player
 
 /// The text of one stored queue segment: a JSON array of entries, each `[id, version, "uri", track gain, track
-/// peak, album gain, album peak]` with `null` for a missing ReplayGain value. JSON so that `sqlite3` over SSH (and
+/// peak, album gain, album peak]` with `null` for a missing ReplayGain value, and an eighth element, the MPD priority,
+/// only when it is not 0 (so queues saved before priorities existed read the same). JSON so that `sqlite3` over SSH (and
 /// the `queue_entry` view) can read the saved queue with SQLite's own JSON functions; written and read by hand here
 /// because a 10,000-entry queue must encode in about a millisecond.
 ///
@@ -33,6 +34,10 @@ enum QueueSegmentCodec {
             appendNumber(gain.trackPeak, to: &out)
             appendNumber(gain.albumGain, to: &out)
             appendNumber(gain.albumPeak, to: &out)
+            if entry.priority != 0 {
+                out.append(UInt8(ascii: ","))
+                appendInteger(Int64(entry.priority), to: &out)
+            }
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
@@ -63,10 +68,17 @@ enum QueueSegmentCodec {
                     try reader.expect(UInt8(ascii: ","))
                     gains.append(try reader.number())
                 }
+                // The priority, range-checked: a hand-edited row with another number is malformed, not clamped.
+                var priority: UInt8 = 0
+                if try reader.take(UInt8(ascii: ",")) {
+                    guard let value = UInt8(exactly: try reader.integer()) else { throw reader.malformed }
+                    priority = value
+                }
                 try reader.expect(UInt8(ascii: "]"))
                 guard let version = Int(exactly: version) else { throw reader.malformed }
                 entries.append(QueueEntry(id: id, uri: uri, replayGain: ReplayGainInfo(
-                    trackGain: gains[0], trackPeak: gains[1], albumGain: gains[2], albumPeak: gains[3]), version: version))
+                    trackGain: gains[0], trackPeak: gains[1], albumGain: gains[2], albumPeak: gains[3]), version: version,
+                    priority: priority))
             } while try reader.take(UInt8(ascii: ","))
             try reader.expect(UInt8(ascii: "]"))
             try reader.end()

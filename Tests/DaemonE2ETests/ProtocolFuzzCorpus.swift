@@ -255,7 +255,7 @@ enum ProtocolFuzzCorpus {
         "playlistinfo": ["0:2"], "playlistlength": ["fuzz-list"], "playlistmove": ["fuzz-list", "0", "1"],
         "playlistsearch": ["artist", "bet"],
         "plchanges": ["0", "0:2"], "plchangesposid": ["0", "0:2"], "practice": ["week", "2026-11-25"],
-        "previous": [], "protocol": ["enable", "hide_playlists_in_root"], "random": ["0"],
+        "previous": [], "prio": ["10", "0:2"], "prioid": ["10", "1"], "protocol": ["enable", "hide_playlists_in_root"], "random": ["0"],
         "readpicture": [MusicFixture.one.path, "0"],
         "rename": ["fuzz-other", "fuzz-third"], "repeat": ["1"], "replay_gain_mode": ["off"],
         "replay_gain_status": [], "rescan": ["Beta"], "rm": ["fuzz-third"], "save": ["fuzz-list", "append"],

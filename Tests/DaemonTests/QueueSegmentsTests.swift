@@ -27,6 +27,8 @@ import TestSupport
             QueueEntry(id: 3, uri: "", replayGain: ReplayGainInfo(trackGain: -1e-300, trackPeak: 1.7976931348623157e308,
                                                                     albumGain: 0.1, albumPeak: Double.leastNonzeroMagnitude), version: 0),
             QueueEntry(id: 4, uri: "/abs/path.flac", replayGain: ReplayGainInfo(albumGain: -0.0)),
+            QueueEntry(id: 5, uri: "prio.flac", version: 2, priority: 255),
+            QueueEntry(id: 6, uri: "prio1.flac", version: 2, priority: 1),
         ]
         let text = QueueSegmentCodec.encode(entries)
         #expect(try QueueSegmentCodec.decode(text) == entries)
@@ -38,12 +40,18 @@ import TestSupport
             try String.fetchAll(db, sql: "SELECT json_extract(value, '$[2]') FROM json_each(?)", arguments: [text])
         }
         #expect(uris == entries.map(\.uri))
+        // A queue saved before priorities existed (seven elements) reads with priority 0; the eighth is written only
+        // when not 0.
+        #expect(try QueueSegmentCodec.decode("[[7,1,\"old.flac\",null,null,null,null]]") == [QueueEntry(id: 7, uri: "old.flac", version: 1)])
+        #expect(QueueSegmentCodec.encode([QueueEntry(id: 7, uri: "old.flac", version: 1)]) == "[[7,1,\"old.flac\",null,null,null,null]]")
     }
 
     @Test(arguments: ["", "[", "[[1,2,\"a\",null,null,null]]", "[[1,2,\"a\",null,null,null,null]", "[[1,2,a,null,null,null,null]]",
                       "[[1.5,2,\"a\",null,null,null,null]]", "[[1,2,\"a\",nan,null,null,null]]", "[[1,2,\"\\q\",null,null,null,null]]",
                       "[[1,2,\"\\ud800\",null,null,null,null]]", "[[1,2,\"a\",null,null,null,null]] x",
-                      "[[99999999999999999999,2,\"a\",null,null,null,null]]"])
+                      "[[99999999999999999999,2,\"a\",null,null,null,null]]",
+                      "[[1,2,\"a\",null,null,null,null,256]]", "[[1,2,\"a\",null,null,null,null,-1]]",
+                      "[[1,2,\"a\",null,null,null,null,1,2]]"])
     func damagedTextIsRefused(_ text: String) {
         #expect(throws: QueueSegmentCodec.Malformed.self) { try QueueSegmentCodec.decode(text) }
     }

@@ -156,9 +156,15 @@ import Testing
         #expect(text.contains(repeatLine + "\n") && text.contains(singleLine + "\n"))
     }
 
-    @Test func singleOneshotIsRefusedHonestly() async {
+    /// `single oneshot` reads back as `oneshot`; `repeat` keeps it (as MPD), `single 0|1` replaces it.
+    @Test func singleOneshotIsReportedKeptByRepeatAndReplacedBySingle() async {
         var driver = SessionDriver()
-        #expect(await driver.send("single oneshot") == "ACK [2@0] {single} single oneshot is not supported\n")
+        #expect(await driver.send("single oneshot") == "OK\n")
+        #expect(await driver.send("status").contains("\nsingle: oneshot\n"))
+        #expect(await driver.send("repeat 1\nstatus").contains("\nrepeat: 1\nrandom: 0\nsingle: oneshot\n"))
+        #expect(await driver.send("repeat 0\nstatus").contains("\nrepeat: 0\nrandom: 0\nsingle: oneshot\n"))
+        #expect(await driver.send("single 1\nstatus").contains("\nsingle: 1\n"))
+        #expect(await driver.send("single oneshot\nsingle 0\nstatus").contains("\nsingle: 0\n"))
     }
 
     @Test func optionsAndReplayGain() async throws {

@@ -64,6 +64,25 @@ extension InMemoryBackend {
             let bounds = try range.map { try checked($0) } ?? queue.indices
             queue[bounds].shuffle()
             bumpVersion(from: bounds.lowerBound)
+        case let .priority(priority, targets):
+            let ranges = try targets.map { target -> Range<Int> in
+                if case let .id(id) = target {
+                    guard let index = queue.firstIndex(where: { $0.id == id }) else { throw MPDError.noSuchSong() }
+                    return index..<(index + 1)
+                }
+                guard case let .positions(range) = target, range.start <= queue.count else {
+                    throw MPDError.badSongIndex()
+                }
+                return range.clamped(to: queue.count)
+            }
+            queueVersion = queueVersion == UInt32.max ? 1 : queueVersion + 1
+            for range in ranges {
+                for index in range {
+                    queue[index].priority = priority
+                    queue[index].version = queueVersion
+                }
+            }
+            idle.publish(.playlist)
         }
         return []
     }
@@ -72,6 +91,7 @@ extension InMemoryBackend {
         var song = song(uri: item.uri) ?? SongInfo(uri: item.uri)
         song.queuePosition = position
         song.queueID = item.id
+        song.priority = item.priority
         return song
     }
 

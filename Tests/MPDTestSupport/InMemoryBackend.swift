@@ -21,6 +21,8 @@ public actor InMemoryBackend: MPDBackend {
         var uri: String
         /// The queue version at which this entry was added or last changed position.
         var version: UInt32
+        /// MPD's priority (kept and printed; this double plays in list order only).
+        var priority: UInt8 = 0
     }
 
     var library: [SongInfo]
@@ -90,7 +92,7 @@ public actor InMemoryBackend: MPDBackend {
         case let .setVolume(volume): setVolume(volume)
         case let .changeVolume(delta): setVolume(player.volume + delta)
         case let .setRepeat(mode): player.repeatMode = mode; idle.publish(.options)
-        case let .setSingle(on): player.single = on; idle.publish(.options)
+        case let .setSingle(on): player.single = on; player.singleOneshot = false; idle.publish(.options)
         case let .setReplayGain(mode): player.replayGain = mode; idle.publish(.options)
         case .loopSetA, .loopCycle: player.loopPendingA = heardFrame; idle.publish(.player)
         case .loopSetB:
@@ -170,6 +172,10 @@ public actor InMemoryBackend: MPDBackend {
         case let .random(on): random = on
         case let .consume(on): consume = on; consumeOneshot = false
         case .consumeOneshot: consume = true; consumeOneshot = true
+        case .singleOneshot:
+            if player.repeatMode == .queue { player.repeatMode = .track }
+            player.single = true
+            player.singleOneshot = true
         case let .crossfade(seconds): crossfade = seconds
         case .clearError: player.lastError = nil; idle.publish(.player); return
         }

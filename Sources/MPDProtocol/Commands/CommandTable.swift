@@ -73,6 +73,8 @@ public enum CommandTable {
         CommandSpec("plchangesposid", .read, 1, 2, QueueCommands.changesPositionID),
         CommandSpec("practice", .read, 0, 2, PracticeCommands.practice),
         CommandSpec("previous", .control, 0, 0, PlaybackCommands.previous),
+        CommandSpec("prio", .control, 2, nil, QueueCommands.priority),
+        CommandSpec("prioid", .control, 2, nil, QueueCommands.priorityID),
         CommandSpec("protocol", .none, 0, nil, ConnectionCommands.protocolFeatures),
         CommandSpec("random", .control, 1, 1, PlaybackCommands.random),
         CommandSpec("readpicture", .read, 2, 2, CoverArtCommands.readPicture),

@@ -97,24 +97,29 @@ enum PlaybackCommands {
         try await applyModes(c.backend) { $0.repeat = on }
     }
 
+    /// `single 0|1|oneshot` (MPD's `SingleFromString`).
     static func setSingle(_ c: inout CommandContext) async throws {
-        guard c.arguments[0] != "oneshot" else { throw MPDError.badArgument("single oneshot is not supported") }
+        guard c.arguments[0] != "oneshot" else { return try await c.backend.setOption(.singleOneshot) }
         guard let on = ["0": false, "1": true][c.arguments[0]] else {
             throw MPDError.badArgument("Unrecognized single mode, expected 0, 1, or oneshot")
         }
-        try await applyModes(c.backend) { $0.single = on }
+        try await applyModes(c.backend, settingSingle: true) { $0.single = on }
     }
 
-    /// Reads MPD's repeat/single pair, changes it, and sets Fermata's mapped repeat mode and single flag.
+    /// Reads MPD's repeat/single pair, changes it, and sets Fermata's mapped repeat mode and single flag. `repeat`
+    /// leaves a `single oneshot` as it is (MPD keeps it); `single` replaces it (`settingSingle`).
     static func applyModes(
-        _ backend: any MPDBackend, _ change: (inout (repeat: Bool, single: Bool)) -> Void
+        _ backend: any MPDBackend, settingSingle: Bool = false, _ change: (inout (repeat: Bool, single: Bool)) -> Void
     ) async throws {
         let player = try await backend.status().player
         var modes = RepeatSingleMapping.mpd(repeatMode: player.repeatMode, single: player.single)
         change(&modes)
         let target = RepeatSingleMapping.fermata(repeat: modes.repeat, single: modes.single)
         try await backend.perform(.setRepeat(target.repeatMode))
-        try await backend.perform(.setSingle(target.single))
+        // Under `.track` Fermata's single flag means nothing: a oneshot keeps it set for when repeat goes off.
+        if settingSingle || (target.single != player.single && !player.singleOneshot) {
+            try await backend.perform(.setSingle(target.single))
+        }
     }
 
     static func random(_ c: inout CommandContext) async throws { try await c.backend.setOption(.random(try c.bool(0))) }

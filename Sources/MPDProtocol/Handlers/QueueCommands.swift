@@ -33,6 +33,22 @@ enum QueueCommands {
         return song.uri == uri
     }
 
+    /// `prio PRIORITY START:END...`: MPD's `ParseUnsigned(0, 255)` and one range per argument.
+    static func priority(_ c: inout CommandContext) async throws {
+        let priority = UInt8(try ArgumentParser.unsigned(c.arguments[0], max: 255))
+        var ranges: [QueueTarget] = []
+        for index in 1..<c.arguments.count { ranges.append(.positions(try c.range(index))) }
+        try await c.backend.editQueue(.priority(priority, ranges))
+    }
+
+    /// `prioid PRIORITY ID...`.
+    static func priorityID(_ c: inout CommandContext) async throws {
+        let priority = UInt8(try ArgumentParser.unsigned(c.arguments[0], max: 255))
+        var ids: [QueueTarget] = []
+        for index in 1..<c.arguments.count { ids.append(.id(try c.entryID(index))) }
+        try await c.backend.editQueue(.priority(priority, ids))
+    }
+
     static func delete(_ c: inout CommandContext) async throws {
         try await c.backend.editQueue(.delete(.positions(try c.range(0))))
     }

@@ -16,6 +16,7 @@ extension Response {
         }
         if let position = song.queuePosition { line("Pos", position) }
         if let id = song.queueID { line("Id", id) }
+        if song.priority != 0 { line("Prio", Int(song.priority)) }
     }
 
     /// One `lsinfo`/`listallinfo` entry; with `full == false` only the `directory:`/`file:`/`playlist:` line.
@@ -39,7 +40,7 @@ extension Response {
         line("volume", player.volume)
         line("repeat", flag: modes.repeat)
         line("random", flag: status.random)
-        line("single", flag: modes.single)
+        if modes.single && player.singleOneshot { line("single", "oneshot") } else { line("single", flag: modes.single) }
         if status.consumeOneshot { line("consume", "oneshot") } else { line("consume", flag: status.consume) }
         line("partition", "default")
         line("playlist", status.queueVersion)

@@ -79,6 +79,8 @@ public enum PlayerOption: Sendable, Hashable {
     case consume(Bool)
     /// `consume oneshot` (MPD 0.24): consume one song, then switch consume off.
     case consumeOneshot
+    /// `single oneshot`: stop after the current song once, then single switches itself off (MPD 0.21).
+    case singleOneshot
     case crossfade(seconds: Int)
     /// `clearerror`: forget `PlayerStatus.lastError`.
     case clearError

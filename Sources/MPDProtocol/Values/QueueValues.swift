@@ -68,6 +68,9 @@ public enum QueueEdit: Sendable, Hashable {
     case clear
     /// Shuffles the whole queue or a range of it.
     case shuffle(PositionRange?)
+    /// Sets the priority (0–255) of the addressed entries (`prio` by ranges, `prioid` by ids), all or none: a bad
+    /// range or an unknown id changes nothing.
+    case priority(UInt8, [QueueTarget])
 }
 
 /// Which queue songs to read.

@@ -20,6 +20,8 @@ public struct SongInfo: Sendable, Hashable {
     public var queuePosition: Int?
     /// The queue entry id for queue songs (MPD's `Id`).
     public var queueID: EntryID?
+    /// The queue entry's priority (MPD's `Prio`, printed when not 0).
+    public var priority: UInt8 = 0
 
     public init(
         uri: String, tags: [TagValue] = [], duration: Double? = nil, format: String? = nil,

@@ -1,0 +1,155 @@
+import AudioOutput
+import Engine
+import FermataCore
+import Player
+import TestSupport
+import Testing
+
+/// A command is one turn and one save: each transport command writes the state durably once (not twice: SD-card
+/// wear) and before it returns (a `play` that resumes a pause was never written); and a queue edit decides and
+/// applies everything before its first `await`, so another client's command cannot land in between. On a real
+/// `Player` and engine over the paced null output, with a persistence that records (and can hold) each write.
+@Suite struct CommandSaveTests {
+    /// Records every write; while `holding`, each write waits until `release()` (a slow SD card, made to order).
+    actor RecordingPersistence: PlayerPersistence {
+        private(set) var snapshots: [PlayerSnapshot] = []
+        private(set) var queues: [PlayQueue] = []
+        private var holding = false
+        private var held: [CheckedContinuation<Void, Never>] = []
+
+        var waiting: Int { held.count }
+        func hold() { holding = true }
+        func release() {
+            holding = false
+            for waiter in held { waiter.resume() }
+            held = []
+        }
+
+        func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
+            queues.append(queue)
+            snapshots.append(snapshot)
+            if holding { await withCheckedContinuation { held.append($0) } }
+        }
+
+        func saveSnapshot(_ snapshot: PlayerSnapshot) async {
+            snapshots.append(snapshot)
+            if holding { await withCheckedContinuation { held.append($0) } }
+        }
+
+        func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {}
+    }
+
+    actor Finished {
+        private(set) var value = false
+        func set() { value = true }
+    }
+
+    struct Rig {
+        let dir: TemporaryDirectory
+        let engine: PlaybackEngine
+        let player: Player
+        let store = RecordingPersistence()
+        let events: Task<Void, Never>
+        let ids: [EntryID]
+
+        /// Three 20-second tracks, each repeating (so something always plays however slow the machine).
+        init() async throws {
+            dir = try TemporaryDirectory()
+            var paths: [String] = []
+            for index in 0..<3 {
+                let path = dir.file("t\(index).flac")
+                try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 20 * 44_100, channels: 2, bits: 16,
+                                                                            seed: UInt64(index + 1)),
+                                      channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+                paths.append(path)
+            }
+            var config = EngineConfig()
+            config.realtimePriority = nil
+            engine = PlaybackEngine(sink: PacedNullSink(), config: config)
+            let player = Player(engine: engine, persistence: store)
+            self.player = player
+            events = Task { await player.run() }
+            ids = await player.add(paths: paths)
+        }
+
+        func finish() async {
+            engine.shutdown()
+            _ = await events.value
+        }
+
+        /// Waits (at most 30 s) until `condition` holds.
+        func until(_ condition: () async -> Bool) async throws {
+            for _ in 0..<3000 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
+        }
+    }
+
+    @Test func eachCommandWritesTheStateOnceBeforeItReturns() async throws {
+        let rig = try await Rig()
+        let player = rig.player
+        try await player.perform(.setRepeat(.track))
+        let steps: [(ControlAction, PlayerSnapshot.Transport)] = [
+            (.playEntry(rig.ids[0]), .playing), (.pause, .paused), (.play, .playing), (.next, .playing),
+            (.seek(seconds: 5), .playing), (.previous, .playing), (.togglePause, .paused), (.playPause, .playing),
+            (.setVolume(40), .playing), (.stop, .stopped), (.play, .playing), (.stop, .stopped),
+        ]
+        for (action, transport) in steps {
+            // The entry a command started becomes audible in the meantime: that is not a write of its own.
+            try await Task.sleep(for: .milliseconds(150))
+            let before = await rig.store.snapshots.count
+            try await player.perform(action)
+            let written = await rig.store.snapshots
+            #expect(written.count - before == 1, "\(action) wrote \(written.count - before) times")
+            #expect(written.last?.transport == transport, "\(action) saved \(String(describing: written.last?.transport))")
+        }
+        await rig.finish()
+    }
+
+    @Test func aRemoveStartsItsNextEntryBeforeAnotherCommandCanLand() async throws {
+        let rig = try await Rig()
+        let player = rig.player
+        try await player.perform(.playEntry(rig.ids[0]))
+        await rig.store.hold()
+        // Removing the entry playing starts the next one; its write is slow.
+        let remove = Task { try await player.remove(ids: [rig.ids[0]]) }
+        try await rig.until { await rig.store.waiting >= 1 }
+        // Meanwhile another client plays the third entry.
+        let play = Task { try await player.perform(.playEntry(rig.ids[2])) }
+        try await rig.until { await rig.store.waiting >= 2 }
+        await rig.store.release()
+        try await remove.value
+        try await play.value
+        let status = await player.status()
+        #expect(status.entryID == rig.ids[2], "the later command wins: \(String(describing: status.entryID))")
+        #expect(await player.queue.entries.map(\.id) == [rig.ids[1], rig.ids[2]])
+        await rig.finish()
+    }
+
+    @Test func aClearCannotBeOvertakenByAPlay() async throws {
+        let rig = try await Rig()
+        let player = rig.player
+        try await player.perform(.playEntry(rig.ids[0]))
+        await rig.store.hold()
+        let clear = Task { await player.clear() }
+        try await rig.until { await rig.store.waiting >= 1 }
+        // Another client's play while the clear's write is on its way: the queue is already empty.
+        let finished = Finished()
+        let play = Task { () -> Bool in
+            let played = (try? await player.perform(.playEntry(rig.ids[1]))) != nil
+            await finished.set()
+            return played
+        }
+        // It is refused at once, or (the old order: stop, write, then empty) it waits behind the clear's write.
+        try await rig.until {
+            let (waiting, done) = (await rig.store.waiting, await finished.value)
+            return waiting >= 2 || done
+        }
+        await rig.store.release()
+        await clear.value
+        let refused = await !play.value
+        let status = await player.status()
+        #expect(refused, "the entry is gone: the play is refused")
+        #expect(status.state == .stopped && status.entryID == nil, "\(status.state), \(String(describing: status.entryID))")
+        #expect(await player.queue.isEmpty)
+        await rig.finish()
+    }
+}
