@@ -34,10 +34,14 @@ final class MPDClientHandler: ChannelDuplexHandler {
     private var bytesInFlight = 0
     private var subscription: IdleSubscription?
     private let inbox = IdleInbox()
+    private let messages: MessageBoard
+    private var mailbox: ClientMailbox?
 
-    init(executor: CommandExecutor, config: MPDServerConfiguration, throttle: PasswordThrottle, logger: Logger) {
+    init(executor: CommandExecutor, config: MPDServerConfiguration, throttle: PasswordThrottle, messages: MessageBoard,
+         logger: Logger) {
         session = ConnectionSession(config: config.session)
         self.executor = executor
+        self.messages = messages
         idle = executor.backend.idle
         maxPendingOutputBytes = config.maxPendingOutputBytes
         self.throttle = throttle
@@ -61,10 +65,14 @@ final class MPDClientHandler: ChannelDuplexHandler {
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         let inbox = inbox
         let eventLoop = context.eventLoop
-        subscription = idle.subscribe { changed in
+        let deliver: @Sendable (IdleSet) -> Void = { changed in
             guard inbox.add(changed) else { return }
             eventLoop.execute { handler.value.deliverChanges(context: boundContext.value) }
         }
+        subscription = idle.subscribe(deliver)
+        let mailbox = messages.open(notify: deliver)
+        self.mailbox = mailbox
+        session.attach(mailbox)
         // Subscribed before the greeting: a change made right after a client reads it is never missed.
         write(ConnectionSession.greeting, context: context)
         context.fireChannelActive()
@@ -73,6 +81,8 @@ final class MPDClientHandler: ChannelDuplexHandler {
     func channelInactive(context: ChannelHandlerContext) {
         subscription?.cancel()
         subscription = nil
+        mailbox?.close()
+        mailbox = nil
         context.fireChannelInactive()
     }
 

@@ -47,6 +47,8 @@ public final class MPDServer: Service, Sendable {
     private let tcpRegistry: ConnectionRegistry
     private let unixRegistry: ConnectionRegistry
     private let throttle: PasswordThrottle
+    /// Client-to-client messages (`subscribe`, `sendmessage`, …), shared by both listeners' connections.
+    private let messages: MessageBoard
     private let lifecycle = Mutex(Lifecycle.created(waiters: []))
 
     public init(
@@ -62,6 +64,7 @@ public final class MPDServer: Service, Sendable {
         unixRegistry = ConnectionRegistry(limit: configuration.maxUnixSocketConnections, name: "Unix socket")
         throttle = PasswordThrottle(
             first: configuration.passwordFailureDelay, cap: configuration.maxPasswordFailureDelay)
+        messages = MessageBoard(idle: backend.idle)
     }
 
     /// How many clients are connected now (both listeners).
@@ -141,6 +144,7 @@ public final class MPDServer: Service, Sendable {
 
     private func makeBootstrap(registry: ConnectionRegistry) -> ServerBootstrap {
         let (executor, throttle, configuration, logger) = (executor, throttle, configuration, logger)
+        let messages = messages
         return ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -154,7 +158,8 @@ public final class MPDServer: Service, Sendable {
                             IdleStateHandler(readTimeout: configuration.connectionTimeout),
                             ByteToMessageHandler(MPDLineDecoder(maxLength: configuration.maxLineLength)),
                             MPDClientHandler(
-                                executor: executor, config: configuration, throttle: throttle, logger: logger),
+                                executor: executor, config: configuration, throttle: throttle, messages: messages,
+                                logger: logger),
                         ]
                     } else {
                         logger.warning(

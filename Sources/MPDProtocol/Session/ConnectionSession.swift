@@ -42,6 +42,9 @@ public struct ConnectionSession: Sendable {
         maxCommandListBytes = config.maxCommandListBytes
     }
 
+    /// Gives the connection its mailbox for client-to-client messages (once, when it connects).
+    public mutating func attach(_ mailbox: ClientMailbox) { client.mailbox = mailbox }
+
     /// Whether the connection waits in `idle` (such a connection is never timed out).
     public var isIdle: Bool {
         if case .idle = state { return true }

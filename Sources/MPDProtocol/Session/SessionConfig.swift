@@ -41,6 +41,8 @@ public struct ClientSettings: Sendable, Hashable {
     public var binaryLimit: Int
     /// MPD 0.24's protocol features the client switched on (none at first).
     public var protocolFeatures: Set<ProtocolFeature> = []
+    /// The connection's place for client-to-client messages (nil: the server offers none, e.g. a test session).
+    public var mailbox: ClientMailbox?
 
     public init(permissions: Permission, tagTypes: Set<TagType> = Set(TagType.allCases), binaryLimit: Int = 8192) {
         self.permissions = permissions
