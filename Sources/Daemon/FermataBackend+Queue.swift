@@ -49,7 +49,8 @@ extension FermataBackend {
             case let .add(source, position):
                 return try await add(source, at: position)
             case let .delete(target):
-                try await player.remove(resolving: { Set(try Self.entries(target, $0).map(\.id)) })
+                // MPD clips a range to the queue: one starting at its end deletes nothing (and is no error).
+                try await player.remove(resolving: { Set(try Self.entries(target, $0, startMayBeEnd: true).map(\.id)) })
             case let .move(target, position):
                 try await move(target, to: position)
             case let .swap(first, second):
@@ -63,7 +64,11 @@ extension FermataBackend {
                 await player.clear()
                 await cardService.withLock { $0 }?.queueCleared()
             case let .shuffle(range):
-                try await player.shuffle(resolving: { view in range.map { $0.clamped(to: view.queue.count) } })
+                try await player.shuffle(resolving: { view in
+                    guard let range else { return nil }
+                    guard range.start <= view.queue.count else { throw MPDError.badSongIndex() }
+                    return range.clamped(to: view.queue.count)
+                })
             case let .priority(priority, targets):
                 try await player.setPriority(priority, resolving: { view in
                     try targets.map { try Self.priorityRange($0, view) }
@@ -91,10 +96,40 @@ extension FermataBackend {
         try await player.move(resolving: { view in
             let moving = try Self.entries(target, view)
             guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return nil }
-            let destination = try Self.insertionIndex(position, view) ?? (view.queue.count - moving.count)
+            let range = first..<(first + moving.count)
+            let destination = try Self.moveDestination(position, range, view)
             guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
-            return QueueMove(range: first..<(first + moving.count), destination: destination)
+            return QueueMove(range: range, destination: destination)
         })
+    }
+
+    /// Where a moved run lands, as MPD's `ParseMoveDestination`: a relative place counts from the current entry as
+    /// it stands once the run is taken out, which must not hold the current entry; offsets past what fits are
+    /// `Number too large`.
+    private static func moveDestination(_ position: QueueInsertPosition, _ range: Range<Int>, _ view: QueueView) throws
+        -> Int {
+        let count = view.queue.count
+        func relative(_ offset: Int, after: Bool) throws -> Int {
+            guard var current = view.current.flatMap(view.queue.index(of:)) else {
+                throw MPDError(.playerSync, "No current song")
+            }
+            guard !range.contains(current) else {
+                throw MPDError.badArgument("Cannot move current song relative to itself")
+            }
+            if current >= range.upperBound { current -= range.count }
+            guard offset <= count - current - range.count, after || offset <= current else {
+                throw MPDError.badArgument("Number too large: \(offset)")
+            }
+            return after ? current + 1 + offset : current - offset
+        }
+        switch position {
+        case .end: return count - range.count
+        case let .absolute(index):
+            guard index <= count - range.count else { throw MPDError.badSongIndex() }
+            return index
+        case let .afterCurrent(offset): return try relative(offset, after: true)
+        case let .beforeCurrent(offset): return try relative(offset, after: false)
+        }
     }
 
     /// A list's run of `add`s in one turn: every URI the library knows is found in one read (the others are checked
@@ -190,12 +225,15 @@ extension FermataBackend {
         case let .absolute(index):
             guard index >= 0, index <= view.queue.count else { throw MPDError.badSongIndex() }
             return index
+        // MPD's `ParseInsertPosition`: an offset past the queue's end (or before its start) is `Number too large`.
         case let .afterCurrent(offset):
             guard let current else { throw MPDError(.playerSync, "No current song") }
-            return min(view.queue.count, current + 1 + offset)
+            guard offset <= view.queue.count - current - 1 else { throw MPDError.badArgument("Number too large: \(offset)") }
+            return current + 1 + offset
         case let .beforeCurrent(offset):
             guard let current else { throw MPDError(.playerSync, "No current song") }
-            return max(0, current - offset)
+            guard offset <= current else { throw MPDError.badArgument("Number too large: \(offset)") }
+            return current - offset
         }
     }
 
@@ -212,13 +250,16 @@ extension FermataBackend {
         }
     }
 
-    private static func entries(_ target: QueueTarget, _ view: QueueView) throws -> [QueueEntry] {
+    private static func entries(_ target: QueueTarget, _ view: QueueView, startMayBeEnd: Bool = false) throws
+        -> [QueueEntry] {
         switch target {
         case let .id(id):
             guard let entry = view.queue.entry(id: id) else { throw MPDError.noSuchSong() }
             return [entry]
         case let .positions(range):
-            guard range.start < view.queue.count else { throw MPDError.badSongIndex() }
+            guard range.start < view.queue.count || (startMayBeEnd && range.start == view.queue.count) else {
+                throw MPDError.badSongIndex()
+            }
             return Array(view.queue.entries[range.clamped(to: view.queue.count)])
         }
     }

@@ -49,6 +49,30 @@ public enum ControlAction: Sendable, Hashable {
     case announce(String?)
     /// How announcements sound: over the music, ducked (`duck`), or before it; and whether each new track is announced.
     case setAnnouncements(duck: Bool, onTrackChange: Bool)
+    /// A track's practice memory, applied on entering it (the practice recorder): its tempo, and its loop when it has
+    /// one. Refused when `entry` is no longer current, or when a command changed the tempo or the loop since that
+    /// entry started: the listener's own change wins over a memory that arrives after it.
+    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?)
+}
+
+/// The answer to a `practiceMemory` that came too late: the listener changed the tempo or the loop on the track first,
+/// or the track is no longer current. Nothing was applied.
+public struct PracticeMemorySuperseded: Error, CustomStringConvertible {
+    public init() {}
+    public var description: String { "the tempo or the loop was changed since the track started" }
+}
+
+/// A loop as a track's practice memory keeps it: seconds of the track, and how many passes (nil: for ever).
+public struct PracticeLoop: Sendable, Hashable {
+    public var startSeconds: Double
+    public var endSeconds: Double
+    public var repeatCount: Int?
+
+    public init(startSeconds: Double, endSeconds: Double, repeatCount: Int?) {
+        self.startSeconds = startSeconds
+        self.endSeconds = endSeconds
+        self.repeatCount = repeatCount
+    }
 }
 
 /// A count-in: `beats` clicks (beat one accented) at the track's tempo: `bpm` when given, else the file's BPM tag,

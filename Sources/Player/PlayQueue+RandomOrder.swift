@@ -20,20 +20,20 @@ extension PlayQueue {
         return order
     }
 
-    /// Puts a new entry (already in `entries`) into the random order: among the entries after `playingAfter` that
-    /// share its priority (0 for a new entry), at a random place (MPD's `ShuffleOrderLastWithPriority`).
+    /// Puts a new entry (already in `entries`) into the random order: at a random place among the entries after
+    /// `playingAfter` that share its priority (0 for a new entry), as MPD's `ShuffleOrderLastWithPriority` — inserted
+    /// there rather than swapped with the entry at that place, so every other entry keeps its place in the order
+    /// (the saved order of untouched entries never changes, which the crash tests check).
     mutating func appendToShuffledOrder<G: RandomNumberGenerator>(_ id: EntryID, playingAfter: EntryID?,
                                                                    using generator: inout G) {
         guard var order = shuffledOrder else { return }
-        order.append(id)
         var start = playingAfter.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0
-        let last = order.count - 1
-        if start < last {
+        if start < order.count {
             let priority = priorityByID
-            let lastPriority = priority[id] ?? 0
-            while start < last, priority[order[start]] != lastPriority { start += 1 }
-            order.swapAt(last, Int.random(in: start...last, using: &generator))
+            let newPriority = priority[id] ?? 0
+            while start < order.count, (priority[order[start]] ?? 0) > newPriority { start += 1 }
         }
+        order.insert(id, at: Int.random(in: min(start, order.count)...order.count, using: &generator))
         shuffledOrder = order
     }
 

@@ -121,13 +121,20 @@ public struct PlayQueue: Sendable, Equatable {
         if shuffledOrder != nil { shuffledOrder = [] }
     }
 
-    /// Permanently reorders the entries in `range` (MPD `shuffle`).
-    public mutating func shuffle<G: RandomNumberGenerator>(_ range: Range<Int>? = nil, using generator: inout G) {
-        let range = range ?? 0..<entries.count
+    /// Permanently reorders the entries in `range` (MPD `shuffle`); `keepingFirst`, when in the range, goes to its
+    /// start and the rest is shuffled after it.
+    public mutating func shuffle<G: RandomNumberGenerator>(_ range: Range<Int>? = nil, keepingFirst: EntryID? = nil,
+                                                           using generator: inout G) {
+        var range = range ?? 0..<entries.count
         guard range.count > 1, range.upperBound <= entries.count else { return }
         version += 1
+        let from = range.lowerBound
+        if let keepingFirst, let at = index(of: keepingFirst), range.contains(at) {
+            entries.swapAt(range.lowerBound, at)
+            range = (range.lowerBound + 1)..<range.upperBound
+        }
         entries[range].shuffle(using: &generator)
-        touch(from: range.lowerBound)
+        touch(from: from)
     }
 
     /// Switches the shuffled play order on (highest priority first, each priority shuffled, `first` moved to the

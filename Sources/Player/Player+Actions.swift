@@ -34,7 +34,19 @@ extension Player {
     public func perform(_ action: ControlAction) async throws {
         let writes = durableWrites
         try await apply(action)
+        if action.setsPracticeSettings { practiceTouched = true }
+        if action.setsLoop { notePendingLoopJump() }
         if durableWrites == writes { await save() }
+    }
+
+    /// A loop just set whose end is at or before what is heard sends playback to its start, a moment later, in the
+    /// engine: until that is heard, saves hold the loop's start, not the place heard before the jump (the durability
+    /// property test found a restart resume past B, the loop skipped).
+    private func notePendingLoopJump() {
+        guard let loop = loopMarks.loop, !transport.isStopped, loop.entry == current else { return }
+        let heard = currentPosition()
+        guard heard.entryID == loop.entry, heard.sourceFrame >= loop.region.end else { return }
+        pendingLoopJump = EntryFrame(entry: loop.entry, frame: loop.region.start)
     }
 
     private func apply(_ action: ControlAction) async throws {
@@ -67,7 +79,8 @@ extension Player {
         case let .seekEntry(id, seconds):
             if transport.isStopped || currentPosition().entryID != id {
                 guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
-                await begin(entry, countingIn: true, paused: false)
+                // A paused player stays paused (MPD seeks without resuming); a stopped one plays.
+                await begin(entry, countingIn: transport.isStopped, paused: transport.isStopped ? false : nil)
             }
             try await seek(to: seconds)
         case let .setVolume(value): setVolume(value)
@@ -123,6 +136,20 @@ extension Player {
             let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
                                     end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
             setLoopMarks(try .region(region, on: heard.entry))
+        case let .practiceMemory(entry, tempo, loop):
+            guard (50...150).contains(tempo) else { throw ActionError.invalidValue("tempo must be 50-150 %") }
+            var marks: LoopMarks?
+            if let loop {
+                let heard = try await heardTrack()  // the entry's rate, read off the actor when not known yet
+                guard heard.entry == entry else { throw PracticeMemorySuperseded() }
+                marks = try .region(LoopRegion(start: FrameTime.frames(seconds: loop.startSeconds, rate: heard.rate),
+                                               end: FrameTime.frames(seconds: loop.endSeconds, rate: heard.rate),
+                                               repeatCount: loop.repeatCount), on: entry)
+            }
+            // Checked after the last `await`, applied in the same turn: nothing can come between.
+            guard current == entry, !transport.isStopped, !practiceTouched else { throw PracticeMemorySuperseded() }
+            setSteppedTempo(tempo)
+            if let marks { setLoopMarks(marks) }
         }
     }
 
@@ -160,7 +187,8 @@ extension Player {
             try await seek(to: 0)
             return
         }
-        let wrap = modes.repeatMode == .queue
+        // MPD's repeat (Fermata's queue and track repeat both read as `repeat 1`) wraps a skip at the ends.
+        let wrap = modes.repeatMode != .off
         let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap)
         if transport.isStopped {
             if let target { moveCursor(to: target.id) }
@@ -176,7 +204,8 @@ extension Player {
         if let target {
             await begin(target, queueEdit: consumed)
         } else if forward {
-            await stop(clearingCursor: consumed != nil, queueEdit: consumed)
+            // Past the end: stopped with no current entry (MPD's PlayNext); `play` starts the queue again.
+            await stop(clearingCursor: true, queueEdit: consumed)
         }
     }
 
@@ -251,4 +280,23 @@ extension Player {
     }
 
     public func clearSpeedTrainer() { setTrainer(nil) }
+}
+
+extension ControlAction {
+    /// Whether the action may set a loop (which the engine then jumps into).
+    var setsLoop: Bool {
+        switch self {
+        case .loopSetB, .loopCycle, .loopLast, .loopNudge, .setLoop, .practiceMemory: true
+        default: false
+        }
+    }
+
+    /// Whether the action is the listener's own change of the tempo or the loop (a practice memory is not).
+    var setsPracticeSettings: Bool {
+        switch self {
+        case .setTempo, .changeTempo, .speedTrainer, .loopSetA, .loopSetB, .loopCycle, .loopClear, .loopLast,
+             .loopNudge, .setLoop: true
+        default: false
+        }
+    }
 }

@@ -37,20 +37,34 @@ extension Player {
         guard ids.allSatisfy({ queue.entry(id: $0) != nil }) else {
             throw ActionError.noSuchEntry(ids.first { queue.entry(id: $0) == nil } ?? -1)
         }
+        guard !ids.isEmpty else { return }
         // Decided and applied in this turn, before any `await`: another client's command cannot land between the
         // edit and the start of the entry that follows (it would have started an entry no longer queued).
         let removingCurrent = current.map(ids.contains) ?? false
-        let next = removingCurrent ? current.flatMap { queue.entry(after: $0, wrap: modes.repeatMode == .queue) } : nil
+        let next = removingCurrent ? entryAfterRemoving(ids) : nil
         editQueue { queue, _ in queue.remove(ids: ids) }
         guard removingCurrent else { return await queueEdited(.removed(ids)) }
-        if let next, !ids.contains(next.id), !transport.isStopped {
+        // As MPD's DeletePosition: playing goes on with the entry after those removed; paused or stopped stops there.
+        if let next, transport.isPlaying {
             await begin(next, queueEdit: .removed(ids))
         } else if transport.isStopped {
-            moveCursor(to: nil)
+            moveCursor(to: next?.id)
             await queueEdited(.removed(ids))
         } else {
-            await stop(clearingCursor: true, queueEdit: .removed(ids))
+            await stop(clearingCursor: true, cursorAt: next?.id, queueEdit: .removed(ids))
         }
+    }
+
+    /// The first entry after the current one in play order that is not being removed (none under track repeat: MPD's
+    /// repeat with single ends there).
+    private func entryAfterRemoving(_ ids: Set<EntryID>) -> QueueEntry? {
+        guard var at = current, modes.repeatMode != .track else { return nil }
+        for _ in 0..<queue.count {
+            guard let next = queue.entry(after: at, wrap: modes.repeatMode == .queue), next.id != current else { return nil }
+            if !ids.contains(next.id) { return next }
+            at = next.id
+        }
+        return nil
     }
 
     public func move(_ range: Range<Int>, to destination: Int) async throws {
@@ -81,9 +95,12 @@ extension Player {
         }
     }
 
-    /// Permanently reorders `range` of the queue (MPD `shuffle`).
+    /// Permanently reorders `range` of the queue (MPD `shuffle`): the entry playing, when in it, goes to its start
+    /// and the rest is shuffled; a stopped player forgets where it stood (MPD's Shuffle).
     public func shuffle(_ range: Range<Int>?) async {
-        editQueue { $0.shuffle(range, using: &$1) }
+        let playing = transport.isStopped ? nil : current
+        if transport.isStopped { moveCursor(to: nil) }
+        editQueue { $0.shuffle(range, keepingFirst: playing, using: &$1) }
         await queueEdited(.reordered)
     }
 

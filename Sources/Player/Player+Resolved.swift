@@ -25,8 +25,22 @@ public struct PlayerView: Sendable {
 
 /// Protocol commands that read or edit the queue, each in one actor turn (positions and ids resolved inside).
 extension Player {
-    public func view() -> PlayerView {
-        PlayerView(status: status(), queue: queueView())
+    /// The status and the queue in one turn, with the rate of an entry skipped to but not heard yet read first (off
+    /// the actor): times and the loop are then in that entry's seconds, never in frames over an unknown rate.
+    public func view() async -> PlayerView {
+        await resolveRequestedRate()
+        await resolveIdleRate()
+        return PlayerView(status: status(), queue: queueView())
+    }
+
+    /// The current entry's rate from its file's header when neither the engine nor a start asked for knows it (paused
+    /// or stopped before a sample of it was decoded), so the status shows its loop in seconds. Read on
+    /// `BlockingWork` (the actor does no file I/O), kept only if the entry is still current.
+    func resolveIdleRate() async {
+        guard status().sourceSampleRate == 0, let id = current, let entry = queue.entry(id: id) else { return }
+        let file = path(for: entry.uri)
+        let rate = await BlockingWork.run { (try? DecoderRegistry.open(path: file))?.format.sampleRate }
+        if let rate, current == id { idleRate = (id, rate) }
     }
 
     /// The longest queue a client can build. MPD refuses past its `max_playlist_length` (16,384 by default);

@@ -38,6 +38,11 @@ public actor Player: PlayerControl {
     private var lastCheckpoint: EntryFrame?
     /// Durable writes of the state (`save`), counted: a command writes once, and tests count it.
     public private(set) var durableWrites = 0
+    /// A command changed the tempo or the loop since the current entry started: a practice memory arriving now is
+    /// refused (the listener's change wins).
+    var practiceTouched = false
+    /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
+    var pendingLoopJump: EntryFrame?
     /// The source rate of the entry a restore left current without starting it (a stopped restart), when that entry
     /// has a loop: the status needs it to turn the loop's frames into seconds before anything is heard.
     var idleRate: (entry: EntryID, rate: Int)?
@@ -134,6 +139,7 @@ public actor Player: PlayerControl {
                 changeSink.yield(.player)
                 return
             }
+            practiceTouched = false
             var edit: PersistedQueueEdit?
             if editQueue({ queue, _ in queue.startedPlaying(entry) }) { edit = .reordered }
             if modes.consume != .off, let previous, queue.entry(id: previous) != nil {
@@ -148,15 +154,7 @@ public actor Player: PlayerControl {
             if edit != nil { changeSink.yield(.queue) }
             changeSink.yield(.player)
         case .ended:
-            // A `single oneshot` that stopped playback has done its one stop.
-            if modes.singleOneshot {
-                updateModes {
-                    $0.single = false
-                    $0.singleOneshot = false
-                }
-                changeSink.yield(.options)
-            }
-            await markStopped()
+            await queueEnded()
         case .deviceLost:
             logger.warning("audio device lost or absent; retrying every \(engine.config.deviceRetryMilliseconds) ms")
         case .deviceRestored:
@@ -180,6 +178,10 @@ public actor Player: PlayerControl {
                paused: Bool? = nil, queueEdit: PersistedQueueEdit? = nil) async {
         let known = currentPosition()
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
+        // A start of another entry (or a play of this one), not a seek within it: MPD's SongStarted.
+        let starting = entry.id != transport.current || transport.isStopped || countingIn
+        if entry.id != transport.current { practiceTouched = false }
+        pendingLoopJump = nil  // a start or a seek of its own supersedes a jump into a loop
         let paused = paused ?? (transport.state == .paused)
         engine.setPaused(paused)
         let generation = engine.start(item(entry), atFrame: frame, countIn: countingIn ? modes.countIn : nil)
@@ -190,7 +192,7 @@ public actor Player: PlayerControl {
         if rate == nil { Task { await self.resolveRequestedRate() } }
         transportChanged()
         // MPD's SongStarted: a started entry's priority returns to 0.
-        let reprioritized = editQueue { queue, _ in queue.startedPlaying(entry.id) }
+        let reprioritized = starting && editQueue { queue, _ in queue.startedPlaying(entry.id) }
         let edit = queueEdit ?? (reprioritized ? .reordered : nil)
         if edit != nil { refreshUpcoming() }
         await save(edit, frame: frame)
@@ -200,14 +202,44 @@ public actor Player: PlayerControl {
 
     /// Stops the engine and the transport, keeping the current entry as where `play` starts (or forgetting it: its
     /// entry was removed). `queueEdit`: how the caller changed the queue with it, saved in the same write.
-    func stop(clearingCursor: Bool = false, queueEdit: PersistedQueueEdit? = nil) async {
+    /// `cursorAt`: where `play` starts afterwards instead (the entry after one removed while paused).
+    func stop(clearingCursor: Bool = false, cursorAt: EntryID? = nil, queueEdit: PersistedQueueEdit? = nil) async {
         engine.stop()
-        await markStopped(clearingCursor: clearingCursor, queueEdit: queueEdit)
+        await markStopped(clearingCursor: clearingCursor, cursorAt: cursorAt, queueEdit: queueEdit)
+    }
+
+    /// The stream ran out after the current entry, as MPD 0.23 ends it: under `single` (not repeating the entry) it
+    /// pauses at the start of the entry that follows (MPD's "border pause"; a `single oneshot` is then off); else the
+    /// queue has played out and the player stops with no current entry. Under consume the entry finished leaves.
+    private func queueEnded() async {
+        guard let finished = current, !transport.isStopped else { return await markStopped() }
+        var edit: PersistedQueueEdit?
+        let following = modes.single && modes.repeatMode != .track
+            ? queue.entry(after: finished, wrap: modes.repeatMode == .queue) : nil
+        if modes.singleOneshot {
+            updateModes {
+                $0.single = false
+                $0.singleOneshot = false
+            }
+            changeSink.yield(.options)
+        }
+        if modes.consume != .off, queue.entry(id: finished) != nil {
+            editQueue { queue, _ in queue.remove(id: finished) }
+            edit = .removed([finished])
+            if modes.consume == .oneshot { updateModes { $0.consume = .off } }
+        }
+        if let following, following.id != finished {
+            engine.stop()
+            await begin(following, paused: true, queueEdit: edit)
+        } else {
+            await markStopped(clearingCursor: true, queueEdit: edit)
+        }
     }
 
     /// The transport stopped (the engine has, or was just told to).
-    private func markStopped(clearingCursor: Bool = false, queueEdit: PersistedQueueEdit? = nil) async {
-        transport.moveCursor(to: clearingCursor ? nil : transport.current)
+    private func markStopped(clearingCursor: Bool = false, cursorAt: EntryID? = nil,
+                             queueEdit: PersistedQueueEdit? = nil) async {
+        transport.moveCursor(to: cursorAt ?? (clearingCursor ? nil : transport.current))
         let waiters = endWaiters
         endWaiters.removeAll()
         for waiter in waiters { waiter.resume() }
@@ -274,6 +306,7 @@ public actor Player: PlayerControl {
 
     /// Replaces the loop marks and gives the engine the loop region (or takes it away).
     func setLoopMarks(_ marks: LoopMarks) {
+        pendingLoopJump = nil
         if let loop = marks.loop {
             engine.setLoop(entry: loop.entry, loop.region)
         } else if let old = loopMarks.loop {
@@ -366,6 +399,11 @@ public actor Player: PlayerControl {
         }
         s.currentEntry = current
         s.positionFrames = frame ?? (heard.entryID == current ? heard.sourceFrame : 0)
+        // A jump into a loop just set, not heard yet: where playback is about to be.
+        if frame == nil, let jump = pendingLoopJump, jump.entry == current, heard.entryID == jump.entry,
+           let loop = loopMarks.loop, loop.entry == jump.entry, heard.sourceFrame >= loop.region.end {
+            s.positionFrames = jump.frame
+        }
         s.sampleRate = heard.sourceRate
         s.volume = modes.volume
         s.tempoPercent = modes.tempoPercent
@@ -386,9 +424,14 @@ public actor Player: PlayerControl {
         guard !transport.isStopped, let current else { return }
         let heard = engine.position()
         guard heard.entryID == current, heard.sourceRate > 0 else { return }
+        if let jump = pendingLoopJump, !(jump.entry == current && loopMarks.loop.map { heard.sourceFrame >= $0.region.end } == true) {
+            pendingLoopJump = nil  // the jump was heard (or the loop or the entry changed)
+        }
+        if pendingLoopJump != nil { return }  // the position heard is the one before the jump
         if let last = lastCheckpoint, last.entry == current, last.frame == heard.sourceFrame { return }
         lastCheckpoint = EntryFrame(entry: current, frame: heard.sourceFrame)
-        await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate)
+        await persistence?.checkpoint(entry: current, frame: heard.sourceFrame, sampleRate: heard.sourceRate,
+                                      writeNumber: durableWrites)
     }
 
     /// Saves everything with the heard position, for a clean shutdown (SIGTERM): a restart resumes right here.
@@ -400,10 +443,12 @@ public actor Player: PlayerControl {
     /// the one place the player saves, so a command's writes can be counted (one per command).
     func save(_ edit: PersistedQueueEdit? = nil, frame: Int64? = nil) async {
         durableWrites += 1
+        var state = snapshot(frame: frame)
+        state.writeNumber = durableWrites
         if let edit {
-            await persistence?.saveQueueEdit(edit, queue: queue, snapshot: snapshot(frame: frame))
+            await persistence?.saveQueueEdit(edit, queue: queue, snapshot: state)
         } else {
-            await persistence?.saveSnapshot(snapshot(frame: frame))
+            await persistence?.saveSnapshot(state)
         }
     }
 

@@ -36,6 +36,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var loop: EntryLoop?
     public var queueVersion = 1
     public var nextEntryID: EntryID = 1
+    /// The player's count of durable writes when it took this snapshot (not saved: it orders the snapshot against
+    /// position checkpoints on their way to the store, see `PlayerPersistence.checkpoint`).
+    public var writeNumber = 0
 
     public init() {}
 
@@ -55,8 +58,11 @@ public struct PlayerSnapshot: Sendable, Equatable {
 public protocol PlayerPersistence: Sendable {
     func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async
     func saveSnapshot(_ snapshot: PlayerSnapshot) async
-    /// The cheap, frequent write while playing: position only.
-    func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async
+    /// The cheap, frequent write while playing: position only. `writeNumber`: the player's count of durable writes
+    /// when it read the position. A checkpoint and a snapshot travel to the store from different tasks, in no
+    /// guaranteed order; a checkpoint read before a snapshot that has already arrived (`writeNumber` below the
+    /// snapshot's) is stale and must be dropped — a stop's state lost to the last position read while playing.
+    func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int, writeNumber: Int) async
 }
 
 /// What changed, for MPD `idle` and status displays.

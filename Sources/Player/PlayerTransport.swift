@@ -71,11 +71,13 @@ enum PlayerTransport {
     }
 
     /// An entry became audible in the engine's start `generation`: false when that start is older than the last one
-    /// asked (a `next` sent while the old start's event was on its way).
+    /// asked (a `next` sent while the old start's event was on its way), or when the transport has stopped since (the
+    /// event of a start a `stop`, a `clear` or a `next` past the end ended: the cursor stays where they left it — the
+    /// durability property test found such an event bring a cleared cursor back, and save it).
     mutating func heard(_ entry: EntryID, generation: Int) -> Bool {
         guard generation >= lastStartGeneration else { return false }
         switch self {
-        case .stopped(_, let lastStart): self = .stopped(cursor: entry, lastStart: lastStart)
+        case .stopped: return false
         case var .running(run):
             run.entry = entry
             run.failuresInARow = 0

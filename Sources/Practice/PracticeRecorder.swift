@@ -163,12 +163,19 @@ public actor PracticeRecorder {
     /// Applies a saved memory on entering a track. Until the new track is heard the player applies a loop to the one
     /// before, so this checks the result and tries again at the next observations (10 at most).
     private func restore(_ saved: TrackMemory, into visit: inout PracticeVisit) async {
+        let loop = saved.loop.map {
+            PracticeLoop(startSeconds: Double($0.start) / 1000, endSeconds: Double($0.end) / 1000,
+                         repeatCount: saved.loopCount)
+        }
         do {
-            try await player.perform(.setTempo(percent: saved.tempoPercent))
-            if let loop = saved.loop {
-                try await player.perform(.setLoop(startSeconds: Double(loop.start) / 1000,
-                                                  endSeconds: Double(loop.end) / 1000, repeatCount: saved.loopCount))
-            }
+            try await player.perform(.practiceMemory(entry: visit.entry, tempoPercent: saved.tempoPercent, loop: loop))
+        } catch is PracticeMemorySuperseded {
+            // The listener changed the tempo or the loop on this track first: theirs stays, and becomes the memory at
+            // the next observation (it differs from the memory still `known`).
+            logger.info("kept the tempo and loop set on \(visit.path) over its practice memory")
+            visit.pending = nil
+            visit.known = saved
+            return
         } catch {
             logger.debug("practice memory of \(visit.path) not applied yet: \(error)")
         }

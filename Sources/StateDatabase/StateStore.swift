@@ -37,6 +37,8 @@ public actor StateStore: PlayerPersistence {
     /// The newest queue and state handed to the store, for the full rewrite after a failure.
     private var lastQueue: PlayQueue?
     private var lastSnapshot: PlayerSnapshot?
+    /// The newest snapshot's `writeNumber` (the player's count of durable writes): older checkpoints are dropped.
+    private var lastWriteNumber = 0
     /// The newest write in flight or done (nil: none yet); the next one waits for it (`write`). Its value is the
     /// error it failed with, nil when it was committed.
     private var lastWrite: Task<(any Error)?, Never>?
@@ -142,6 +144,7 @@ public actor StateStore: PlayerPersistence {
 
     /// Saves the queue as it now is; `edit` is not needed: the store compares the queue with the runs it last wrote.
     public func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
+        lastWriteNumber = max(lastWriteNumber, snapshot.writeNumber)
         lastQueue = queue
         lastSnapshot = snapshot
         queueDirty = true
@@ -150,12 +153,15 @@ public actor StateStore: PlayerPersistence {
     }
 
     public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
+        lastWriteNumber = max(lastWriteNumber, snapshot.writeNumber)
         lastSnapshot = snapshot
         let seq = nextSequence()
         _ = await write { db in try PlayerStateRecord(snapshot, sequence: seq).upsert(db) }
     }
 
-    public func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {
+    public func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int, writeNumber: Int) async {
+        // Read before a snapshot that is already here: stale (it would bring back the entry a stop or a clear left).
+        guard writeNumber >= lastWriteNumber else { return }
         lastSnapshot?.currentEntry = entry
         lastSnapshot?.positionFrames = frame
         lastSnapshot?.sampleRate = sampleRate

@@ -44,7 +44,7 @@ import TestSupport
     @Test func checkpointsLeaveTheDatabaseUntouchedAndComeBackOnRestart() async throws {
         let (store, ids) = try await storeWithQueue()
         let before = databaseBytes()
-        for second in 1...5 { await store.checkpoint(entry: ids[1], frame: Int64(second) * 44_100, sampleRate: 44_100) }
+        for second in 1...5 { await store.checkpoint(entry: ids[1], frame: Int64(second) * 44_100, sampleRate: 44_100, writeNumber: 0) }
         #expect(databaseBytes() == before, "a checkpoint wrote to the database or its WAL")
         #expect(await store.failedWrites == 0)
         let head = try await openStore().loadHead()
@@ -54,9 +54,31 @@ import TestSupport
         #expect(head.entries.first?.id == ids[1], "the checkpointed entry is loaded first")
     }
 
+    /// A checkpoint and a stop travel to the store from different tasks in no set order. The durability property
+    /// test found a checkpoint read while playing arrive after the stop that followed it and, newer by arrival, bring
+    /// the stopped player back on the entry it had left (a `next` past the end). The player numbers its writes; a
+    /// checkpoint read before the newest snapshot the store has is dropped.
+    @Test func aCheckpointReadBeforeAStopButArrivingAfterItIsDropped() async throws {
+        let (store, ids) = try await storeWithQueue()
+        var stopped = PlayerSnapshot()
+        stopped.transport = .stopped
+        stopped.currentEntry = nil
+        stopped.queueVersion = 2
+        stopped.nextEntryID = 3
+        stopped.writeNumber = 5
+        await store.saveSnapshot(stopped)
+        await store.checkpoint(entry: ids[0], frame: 90_000, sampleRate: 44_100, writeNumber: 4)  // read before it
+        var head = try await openStore().loadHead()
+        #expect(head.snapshot?.currentEntry == nil && head.snapshot?.transport == .stopped, "\(String(describing: head.snapshot))")
+        // One read after it (same count) is kept.
+        await store.checkpoint(entry: ids[1], frame: 44_100, sampleRate: 44_100, writeNumber: 5)
+        head = try await openStore().loadHead()
+        #expect(head.snapshot?.currentEntry == ids[1] && head.snapshot?.positionFrames == 44_100)
+    }
+
     @Test func aStateChangeAfterACheckpointWins() async throws {
         let (store, ids) = try await storeWithQueue()
-        await store.checkpoint(entry: ids[0], frame: 90_000, sampleRate: 44_100)
+        await store.checkpoint(entry: ids[0], frame: 90_000, sampleRate: 44_100, writeNumber: 0)
         var paused = PlayerSnapshot()
         paused.transport = .paused
         paused.currentEntry = ids[1]
@@ -70,14 +92,14 @@ import TestSupport
         #expect(head.snapshot?.currentEntry == ids[1] && head.snapshot?.positionFrames == 7)
         #expect(head.snapshot?.sampleRate == 48_000 && head.snapshot?.transport == .paused)
         // And a checkpoint made after that restart wins over the database again.
-        await reopened.checkpoint(entry: ids[1], frame: 9_600, sampleRate: 48_000)
+        await reopened.checkpoint(entry: ids[1], frame: 9_600, sampleRate: 48_000, writeNumber: 0)
         #expect(try await openStore().loadHead().snapshot?.positionFrames == 9_600)
     }
 
     @Test func aTornCheckpointFallsBackToThePreviousOneThenToTheDatabase() async throws {
         let (store, ids) = try await storeWithQueue()
-        await store.checkpoint(entry: ids[1], frame: 44_100, sampleRate: 44_100)
-        await store.checkpoint(entry: ids[1], frame: 88_200, sampleRate: 44_100)
+        await store.checkpoint(entry: ids[1], frame: 44_100, sampleRate: 44_100, writeNumber: 0)
+        await store.checkpoint(entry: ids[1], frame: 88_200, sampleRate: 44_100, writeNumber: 0)
         let path = dir.file("library.sqlite-position")
         var bytes = try #require(FileManager.default.contents(atPath: path))
         #expect(bytes.count == PositionFile.fileSize, "preallocated: later writes overwrite in place")
@@ -105,7 +127,7 @@ import TestSupport
 
     @Test func aRecordLeftBySetAsideDatabaseIsNotApplied() async throws {
         let (store, ids) = try await storeWithQueue()
-        for frame in 1...20 { await store.checkpoint(entry: ids[1], frame: Int64(frame), sampleRate: 44_100) }
+        for frame in 1...20 { await store.checkpoint(entry: ids[1], frame: Int64(frame), sampleRate: 44_100, writeNumber: 0) }
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: dir.file("library.sqlite" + suffix)) }
         let fresh = try openStore()
         #expect(try await fresh.loadHead().snapshot == nil, "a new database starts empty")

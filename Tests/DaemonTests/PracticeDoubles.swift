@@ -19,6 +19,8 @@ final class ManualClock: PracticeClock {
 actor ScriptedPlayer: PlayerControl {
     var current = PlayerStatus()
     private(set) var performed: [ControlAction] = []
+    /// The listener changed the tempo or the loop on the current entry (`listenerChanges`).
+    private var touched = false
 
     init() { current.sourceSampleRate = 44_100 }
 
@@ -31,12 +33,28 @@ actor ScriptedPlayer: PlayerControl {
         case let .setLoop(start, end, count):
             let rate = Double(current.sourceSampleRate)
             current.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
+        case let .practiceMemory(entry, tempo, loop):
+            // As the player: refused once the listener changed the tempo or the loop on this entry.
+            guard entry == current.entryID, !touched else { throw PracticeMemorySuperseded() }
+            current.tempoPercent = tempo
+            if let loop {
+                let rate = Double(current.sourceSampleRate)
+                current.loop = LoopRegion(start: Int64(loop.startSeconds * rate), end: Int64(loop.endSeconds * rate),
+                                          repeatCount: loop.repeatCount)
+            }
         default: break
         }
     }
 
+    /// The listener sets the tempo on the current entry before the recorder gets there.
+    func listenerSets(tempo: Int) {
+        current.tempoPercent = tempo
+        touched = true
+    }
+
     /// Plays `path` as a new entry (no loop: the loop belongs to the entry left).
     func play(_ path: String, entry: EntryID) {
+        touched = false
         current.state = .playing
         current.entryID = entry
         current.path = path

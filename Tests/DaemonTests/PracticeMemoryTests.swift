@@ -48,6 +48,26 @@ import TestSupport
         #expect(status.tempoPercent == 90 && status.loop != nil)
     }
 
+    /// A tempo the listener sets on entering a track, before the recorder has seen the track, is theirs: the memory
+    /// arriving after it is refused by the player (in the same turn as it would apply) and the listener's tempo
+    /// becomes the memory. The durability property test found the memory applied over an acknowledged `tempo`.
+    @Test func aTempoSetOnEnteringATrackWinsOverItsMemory() async throws {
+        let rig = try Rig(start: TestTime.date(2025, 3, 12, 10, 0))
+        await practiseTwoTracks(rig)  // a.flac remembers 80 %
+        await rig.player.play("b.flac", entry: 4)
+        await rig.recorder.observe()
+        await rig.player.play("a.flac", entry: 5)
+        await rig.player.listenerSets(tempo: 120)  // acknowledged before the recorder looks
+        await rig.recorder.observe()
+        #expect(await rig.player.status().tempoPercent == 120, "the memory did not undo the listener's tempo")
+        await rig.recorder.observe()
+        await rig.player.play("b.flac", entry: 6)
+        await rig.recorder.observe()
+        await rig.player.play("a.flac", entry: 7)
+        await rig.recorder.observe()
+        #expect(await rig.player.status().tempoPercent == 120, "and it is a.flac's memory now")
+    }
+
     /// A restart (a power cut among them): the track the player restored comes back with the loop and tempo the
     /// player state saved when they were acknowledged, even when its practice memory (saved when a change is seen,
     /// once a second) is older. The power-cut campaign (seed 4) found the memory applied over the restored state:

@@ -45,7 +45,7 @@ import TestSupport
             let more = queue.insert(uris: ["b/x.flac", "b/y.flac"], at: 10, using: &generator)
             saved = snapshot(queue, current: ids[5])
             await store.saveQueueEdit(.inserted(more.compactMap(queue.entry(id:)), at: 10), queue: queue, snapshot: saved)
-            await store.checkpoint(entry: ids[5], frame: 777_777, sampleRate: 44_100)
+            await store.checkpoint(entry: ids[5], frame: 777_777, sampleRate: 44_100, writeNumber: 0)
             #expect(await store.failedWrites == 0)
         }
         let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
@@ -75,7 +75,7 @@ import TestSupport
                                   snapshot: snapshot(queue, current: first[0]))
         #expect(await store.failedWrites == 1)
         try await database.pool.write { try $0.execute(sql: "DROP TRIGGER block") }
-        await store.checkpoint(entry: first[1], frame: 5, sampleRate: 44_100)
+        await store.checkpoint(entry: first[1], frame: 5, sampleRate: 44_100, writeNumber: 0)
         let loaded = try await store.loadQueue()
         #expect(loaded.entries.map(\.uri) == ["1.flac", "2.flac", "3.flac"], "the missed edit is written on recovery")
         #expect(try await store.loadHead().snapshot?.currentEntry == first[1])

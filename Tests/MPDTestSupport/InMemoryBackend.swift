@@ -113,6 +113,7 @@ public actor InMemoryBackend: MPDBackend {
         case let .speedTrainer(plan): if let plan { player.tempoPercent = plan.startPercent }; idle.publish(.player)
         case .countIn, .setAnnouncements: idle.publish(.options)
         case .announce: break
+        case .practiceMemory: throw MPDError(.argument, "practice memory comes from the daemon's recorder only")
         case let .loopNudge(endpoint, milliseconds):
             guard var loop = player.loop else { throw MPDError(.argument, "no loop") }
             let delta = Int64(milliseconds) * Int64(player.sourceSampleRate) / 1000

@@ -36,7 +36,7 @@ import Testing
             if holding { await withCheckedContinuation { held.append($0) } }
         }
 
-        func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int) async {}
+        func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int, writeNumber: Int) async {}
     }
 
     actor Finished {

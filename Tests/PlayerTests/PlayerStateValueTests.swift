@@ -37,6 +37,12 @@ import Testing
         let staleAfterStop = transport.heard(9, generation: 4)
         #expect(!staleAfterStop)
         #expect(transport.current == 2)
+        // The last start's own event arriving after the stop (or a clear, or `next` past the end, which leave no
+        // cursor) is stale too: the durability property test found it put the cursor back, and saved.
+        transport.moveCursor(to: nil)
+        let lateAfterStop = transport.heard(2, generation: 5)
+        #expect(!lateAfterStop)
+        #expect(transport.current == nil && transport.isStopped)
     }
 
     @Test func failuresInARowCountUntilSomethingIsHeard() {
