@@ -26,15 +26,20 @@ extension FermataBackend {
         case let .add(uri, position):
             _ = try musicGuard.resolve(uri)
             var uris = playlists.exists(name) ? try playlists.read(name) : []
+            // MPD's PlaylistFileEditor::Insert: a position past the end is refused (an append needs none).
+            if let position, position > uris.count { throw MPDError(.argument, "Bad position") }
             let added = try await resolve(.uri(uri, recursive: true))
-            let at = min(position ?? uris.count, uris.count)
+            let at = position ?? uris.count
             uris.insert(contentsOf: added, at: at)
             try playlists.write(name, uris)
         case .clear:
+            // MPD 0.23's spl_clear opens the file to truncate it: a missing playlist is `No such playlist`.
+            guard playlists.exists(name) else { throw MPDError.noSuchPlaylist() }
             try playlists.write(name, [])
         case let .delete(range):
             var uris = try playlists.read(name)
-            guard range.start < uris.count else { throw MPDError.badSongIndex() }
+            // MPD clips the range: one starting at the end deletes nothing.
+            guard range.start <= uris.count else { throw MPDError.badSongIndex() }
             uris.removeSubrange(range.clamped(to: uris.count))
             try playlists.write(name, uris)
         case let .move(from, to):

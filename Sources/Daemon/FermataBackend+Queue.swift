@@ -94,6 +94,12 @@ extension FermataBackend {
 
     private func move(_ target: QueueTarget, to position: QueueInsertPosition) async throws {
         try await player.move(resolving: { view in
+            // MPD reads the destination before it checks a range (`move`), after it looks the id up (`moveid`): a
+            // relative one needs a current song.
+            if case let .id(id) = target, view.queue.entry(id: id) == nil { throw MPDError.noSuchSong() }
+            if view.current == nil, position != .end, !Self.isAbsolute(position) {
+                throw MPDError(.playerSync, "No current song")
+            }
             let moving = try Self.entries(target, view)
             guard let first = moving.first.flatMap({ view.queue.index(of: $0.id) }) else { return nil }
             let range = first..<(first + moving.count)
@@ -101,6 +107,10 @@ extension FermataBackend {
             guard destination + moving.count <= view.queue.count else { throw MPDError.badSongIndex() }
             return QueueMove(range: range, destination: destination)
         })
+    }
+
+    private static func isAbsolute(_ position: QueueInsertPosition) -> Bool {
+        if case .absolute = position { true } else { false }
     }
 
     /// Where a moved run lands, as MPD's `ParseMoveDestination`: a relative place counts from the current entry as

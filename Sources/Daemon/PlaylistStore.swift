@@ -76,8 +76,9 @@ public struct PlaylistStore: Sendable {
 
     /// Renames and syncs the directory before answering, as `remove`.
     public func rename(_ name: String, to newName: String) throws {
+        // MPD's order and words (spl_rename_internal): the new name is checked first.
+        guard !exists(newName) else { throw MPDError(.exist, "Playlist exists already") }
         guard exists(name) else { throw MPDError.noSuchPlaylist() }
-        guard !exists(newName) else { throw MPDError(.exist, "Playlist already exists") }
         guard Glibc.rename(path(name), path(newName)) == 0 else { throw MPDError(.system, "cannot rename playlist") }
         syncDirectory(containing: path(newName))
     }

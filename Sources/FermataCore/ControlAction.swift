@@ -10,7 +10,10 @@ public enum ControlAction: Sendable, Hashable {
     case playPause
     case stop
     case next
+    /// The PREVIOUS button: back to the start of the entry when more than 3 s of it were heard, else the entry before.
     case previous
+    /// MPD's `previous`: always the entry before (MPD has no restart rule).
+    case previousEntry
     /// Seek within the current track to an absolute time in seconds.
     case seek(seconds: Double)
     /// Seek relative to the heard position (hold-repeat buttons).

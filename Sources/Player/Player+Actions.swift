@@ -74,13 +74,15 @@ extension Player {
         case .stop: await stop()
         case .next: try await skip(forward: true)
         case .previous: try await skip(forward: false)
+        case .previousEntry: try await skip(forward: false, restarting: false)
         case let .seek(seconds): try await seek(to: seconds)
         case let .seekBy(delta): try await seek(to: currentPosition().seconds + delta)
         case let .seekEntry(id, seconds):
             if transport.isStopped || currentPosition().entryID != id {
                 guard let entry = queue.entry(id: id) else { throw ActionError.noSuchEntry(id) }
                 // A paused player stays paused (MPD seeks without resuming); a stopped one plays.
-                await begin(entry, countingIn: transport.isStopped, paused: transport.isStopped ? false : nil)
+                await begin(entry, countingIn: transport.isStopped, paused: transport.isStopped ? false : nil,
+                            songStarted: false)
             }
             try await seek(to: seconds)
         case let .setVolume(value): setVolume(value)
@@ -181,15 +183,18 @@ extension Player {
         changeSink.yield(.options)
     }
 
-    private func skip(forward: Bool) async throws {
+    /// `restarting`: the button's rule, back to the start of the entry once more than 3 s were heard.
+    private func skip(forward: Bool, restarting: Bool = true) async throws {
         guard let from = current else { throw ActionError.notPlaying }
-        if !forward && currentPosition().seconds > 3 && !transport.isStopped {
+        if !forward && restarting && currentPosition().seconds > 3 && !transport.isStopped {
             try await seek(to: 0)
             return
         }
         // MPD's repeat (Fermata's queue and track repeat both read as `repeat 1`) wraps a skip at the ends.
         let wrap = modes.repeatMode != .off
-        let target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap)
+        var target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap)
+        // MPD's GetNextOrder: under consume the queue wraps only from a later entry, so a lone entry is not replayed.
+        if forward, modes.consume != .off, target?.id == from { target = nil }
         if transport.isStopped {
             if let target { moveCursor(to: target.id) }
             return
@@ -212,7 +217,7 @@ extension Player {
     private func seek(to seconds: Double) async throws {
         let heard = try await heardTrack()
         guard let entry = queue.entry(id: heard.entry) else { throw ActionError.noSuchEntry(heard.entry) }
-        await begin(entry, atFrame: FrameTime.frames(seconds: seconds, rate: heard.rate))
+        await begin(entry, atFrame: FrameTime.frames(seconds: seconds, rate: heard.rate), songStarted: false)
     }
 
     /// The entry heard now (or just asked for: `currentPosition`), its source rate and the frame heard.

@@ -55,12 +55,12 @@ extension Player {
         }
     }
 
-    /// The first entry after the current one in play order that is not being removed (none under track repeat: MPD's
-    /// repeat with single ends there).
+    /// The first entry after the current one in play order that is not being removed (none under track repeat:
+    /// MPD's repeat with single ends there).
     private func entryAfterRemoving(_ ids: Set<EntryID>) -> QueueEntry? {
         guard var at = current, modes.repeatMode != .track else { return nil }
         for _ in 0..<queue.count {
-            guard let next = queue.entry(after: at, wrap: modes.repeatMode == .queue), next.id != current else { return nil }
+            guard let next = queue.entry(after: at, wrap: modes.repeatMode != .off), next.id != current else { return nil }
             if !ids.contains(next.id) { return next }
             at = next.id
         }
@@ -188,7 +188,7 @@ extension Player {
         guard let entry = saved.currentEntry.flatMap(queue.entry(id:)),
               saved.transport != .stopped, policy != .off else { return }
         await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil,
-                    paused: saved.transport == .paused || policy == .paused)
+                    paused: saved.transport == .paused || policy == .paused, songStarted: false)
     }
 
     /// Starts the saved entry at its saved position as `restore` would have, when nothing has happened since: the
@@ -198,7 +198,7 @@ extension Player {
         guard transport.isStopped, saved.transport != .stopped, policy != .off, let id = saved.currentEntry,
               current == id, let entry = queue.entry(id: id) else { return }
         await begin(entry, atFrame: saved.positionFrames, rate: saved.sampleRate > 0 ? saved.sampleRate : nil,
-                    paused: saved.transport == .paused || policy == .paused)
+                    paused: saved.transport == .paused || policy == .paused, songStarted: false)
     }
 
     /// Replaces the queue with the whole saved list (after `restore` started audio from the first few entries).
@@ -225,9 +225,19 @@ public struct QueueView: Sendable {
 }
 
 extension Player {
+    /// The entry MPD's status names as next (its GetNextPosition): under `single` the entry after the current one,
+    /// where playback pauses (MPD's border pause), not none.
+    func nextForStatus() -> QueueEntry? {
+        guard let current else { return nil }
+        if modes.single && modes.repeatMode != .track {
+            return queue.entry(after: current, wrap: modes.repeatMode == .queue)
+        }
+        return upcomingEntry()
+    }
+
     /// The queue, the current and the next entry, read in one actor turn.
     public func queueView() -> QueueView {
-        QueueView(queue: queue, current: current, upcoming: upcomingEntry()?.id, consume: modes.consume != .off,
+        QueueView(queue: queue, current: current, upcoming: nextForStatus()?.id, consume: modes.consume != .off,
                   consumeOneshot: modes.consume == .oneshot)
     }
 

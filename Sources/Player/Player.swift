@@ -174,12 +174,12 @@ public actor Player: PlayerControl {
     /// (nil: as the transport is now — a skip or a seek while paused stays paused).
     /// `queueEdit`: how the caller changed the queue for this start (the random order, a consumed or removed entry);
     /// saved with the start, in one write. Everything changes before the first `await`: nothing can come between.
+    /// `songStarted`: a song starts here as MPD's SongStarted counts it (play, a skip, the entry after one removed,
+    /// a border pause), which returns its priority to 0; false for a seek (even into another entry) and a restore.
     func begin(_ entry: QueueEntry, atFrame frame: Int64 = 0, rate: Int? = nil, countingIn: Bool = false,
-               paused: Bool? = nil, queueEdit: PersistedQueueEdit? = nil) async {
+               paused: Bool? = nil, queueEdit: PersistedQueueEdit? = nil, songStarted: Bool = true) async {
         let known = currentPosition()
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
-        // A start of another entry (or a play of this one), not a seek within it: MPD's SongStarted.
-        let starting = entry.id != transport.current || transport.isStopped || countingIn
         if entry.id != transport.current { practiceTouched = false }
         pendingLoopJump = nil  // a start or a seek of its own supersedes a jump into a loop
         let paused = paused ?? (transport.state == .paused)
@@ -192,7 +192,7 @@ public actor Player: PlayerControl {
         if rate == nil { Task { await self.resolveRequestedRate() } }
         transportChanged()
         // MPD's SongStarted: a started entry's priority returns to 0.
-        let reprioritized = starting && editQueue { queue, _ in queue.startedPlaying(entry.id) }
+        let reprioritized = songStarted && editQueue { queue, _ in queue.startedPlaying(entry.id) }
         let edit = queueEdit ?? (reprioritized ? .reordered : nil)
         if edit != nil { refreshUpcoming() }
         await save(edit, frame: frame)

@@ -121,7 +121,13 @@ extension MPCTests {
             #expect(try await daemon.mpc("playlist", "p2").output == "Alpha Band - One\nBeta - Uno\n")
             try await daemon.ok("playlistclear p2")
             #expect(try await daemon.ok("listplaylist p2").pairs.isEmpty)
-            #expect(try await daemon.command("playlistdelete p2 0").ack == "ACK [2@0] {playlistdelete} Bad song index")
+            // As MPD 0.23: a range at the end is clipped to nothing, one past it is refused; clearing a missing
+            // playlist is `No such playlist`; a position past the end is `Bad position`.
+            #expect(try await daemon.command("playlistdelete p2 0").ack == nil)
+            #expect(try await daemon.command("playlistdelete p2 1").ack == "ACK [2@0] {playlistdelete} Bad song index")
+            #expect(try await daemon.command("playlistclear nope").ack == "ACK [50@0] {playlistclear} No such playlist")
+            #expect(try await daemon.command("playlistadd p2 \"\(M.uno.path)\" 1").ack
+                    == "ACK [2@0] {playlistadd} Bad position")
             try await daemon.ok("rm p2")
             #expect(try await daemon.ok("listplaylists").pairs.isEmpty)
         }

@@ -80,7 +80,7 @@ import Testing
         #expect(output == String(repeating: "OK\n", count: 13))
         #expect(
             await driver.backend.performed == [
-                .playEntry(3), .togglePause, .resume, .pause, .playEntry(1), .next, .previous,
+                .playEntry(3), .togglePause, .resume, .pause, .playEntry(1), .next, .previousEntry,
                 .seekEntry(4, seconds: 20), .seekEntry(3, seconds: 5), .seekBy(seconds: 3), .seekBy(seconds: -1.5),
                 .stop, .play,
             ])

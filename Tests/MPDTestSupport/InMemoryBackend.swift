@@ -83,7 +83,7 @@ public actor InMemoryBackend: MPDBackend {
             }
         case .stop: setState(.stopped); player.elapsed = 0
         case .next: try skip(by: 1)
-        case .previous: try skip(by: -1)
+        case .previous, .previousEntry: try skip(by: -1)
         case let .seek(seconds): try seek(to: seconds)
         case let .seekBy(seconds): try seek(to: player.elapsed + seconds)
         case let .seekEntry(id, seconds):

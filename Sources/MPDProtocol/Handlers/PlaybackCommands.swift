@@ -38,7 +38,8 @@ enum PlaybackCommands {
 
     static func stop(_ c: inout CommandContext) async throws { try await c.backend.perform(.stop) }
     static func next(_ c: inout CommandContext) async throws { try await skip(.next, c.backend) }
-    static func previous(_ c: inout CommandContext) async throws { try await skip(.previous, c.backend) }
+    /// MPD's `previous` goes to the song before however much of this one was heard (the 3-s restart is the button's).
+    static func previous(_ c: inout CommandContext) async throws { try await skip(.previousEntry, c.backend) }
 
     /// `next`/`previous` as MPD: while paused they play the song skipped to (MPD's `PlayOrder` starts it). Fermata's
     /// player keeps a paused transport paused (the buttons' behaviour, kept for them), so a player that is still

@@ -6,7 +6,7 @@ public enum StoredPlaylistEdit: Sendable, Hashable {
     case saveQueue(SaveMode)
     /// `playlistadd NAME URI [POS]`: add a song (or a directory's songs), appending when `position` is nil.
     case add(uri: String, at: Int?)
-    /// `playlistclear`: make it empty (created if missing, as MPD does).
+    /// `playlistclear`: make it empty (`No such playlist` when missing, as MPD 0.23).
     case clear
     /// `playlistdelete NAME POS|START:END`.
     case delete(PositionRange)
