@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Fermata needs to build and test (Debian 12 / Raspberry Pi OS Bookworm and later).
 # Idempotent: when every package is already installed it does nothing (no apt-get update).
-# --bench also installs what the side-by-side benchmarks need (MPD itself, and sox/numpy for the generated library).
+# --bench also installs what the side-by-side benchmarks need (sox/numpy for the generated library; MPD itself is a test
+# dependency: the differential test runs it).
 set -euo pipefail
 packages=(
     pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev  # build
     libespeak-ng-dev libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev                                  # build
-    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient               # tests and demo
+    flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient mpd           # tests and demo
     lame mpg123 opus-tools ffmpeg atomicparsley python3-mutagen                                                   # lossy fixtures, reference decoders
 )
-[ "${1:-}" = "--bench" ] && packages+=(mpd sox python3-numpy)
+[ "${1:-}" = "--bench" ] && packages+=(sox python3-numpy)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
