@@ -158,11 +158,4 @@ import TestSupport
     func queueIDs(_ client: MPDTestClient) throws -> [Int] {
         try client.ok("playlistid").all("Id").compactMap { Int($0) }
     }
-
-    func waitForScan(_ client: MPDTestClient) async throws {
-        for _ in 0..<2000 {
-            if try client.ok("status")["updating_db"] == nil { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
 }

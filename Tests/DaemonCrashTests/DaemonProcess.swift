@@ -21,3 +21,11 @@ func sqlite(_ database: String, _ sql: String) -> String {
     guard let result = try? ProgramResult.run("/usr/bin/sqlite3", [database, sql]) else { return "sqlite3 missing" }
     return (result.output + result.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+/// Waits until the daemon's scan has finished (`updating_db` gone from `status`), at most 60 s.
+func waitForScan(_ client: MPDTestClient) async throws {
+    let deadline = ContinuousClock.now + .seconds(60)
+    while try client.ok("status")["updating_db"] != nil, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}

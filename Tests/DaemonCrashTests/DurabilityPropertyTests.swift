@@ -44,7 +44,7 @@ import TestSupport
         var daemon = try FermatadProcess(arguments: arguments, port: port, logPath: log)
         var client = try await daemon.connected()
         try client.ok("update")
-        for _ in 0..<200 where try client.ok("status")["updating_db"] != nil { try await Task.sleep(for: .milliseconds(50)) }
+        try await waitForScan(client)
         for uri in uris { try client.ok("add \"\(uri)\"") }
 
         var compared = 0, positions = 0

@@ -7,31 +7,15 @@ import Testing
 /// (`Tests/Tools/mpd-differential.py` runs the longer comparison).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct PriorityE2ETests {
+    /// After `PythonMPDTests.helpers`.
     static let script = #"""
-        import mpd, sys
-        port = int(sys.argv[1])
         ONE, TWO = "Alpha Band/First Album/01 One.flac", "Alpha Band/First Album/02 Two.flac"
         UNO, DOS, TRES = "Beta/Second/01 Uno.flac", "Beta/Second/02 Dos.flac", "Beta/Second/03 Tres.flac"
-        step = "connect"
-
-        def check(condition, what):
-            if not condition:
-                print("FAIL at %s: %s" % (step, what))
-                sys.exit(1)
-
-        def ack(call, *args):
-            try:
-                call(*args)
-            except mpd.CommandError as e:
-                return str(e)
-            return None
 
         def prios(c):
             return [int(s.get("prio", "0")) for s in c.playlistinfo()]
 
-        c = mpd.MPDClient()
-        c.timeout = 20
-        c.connect("127.0.0.1", port)
+        c = client()
         c.clear()
         ids = [c.addid(f) for f in (ONE, TWO, UNO, DOS, TRES)]
 
@@ -82,8 +66,7 @@ struct PriorityE2ETests {
     @Test(.enabled(if: PythonMPDTests.hasPythonMPD, "needs /usr/bin/python3 with python3-mpd"))
     func prioritiesRandomAndConsumeAsMPDPlaysThem() async throws {
         try await Daemon.with { daemon async throws in
-            let result = try await onThread { try Programs.run(Programs.python, ["-c", Self.script, String(daemon.port)]) }
-            #expect(result.status == 0 && result.output.hasSuffix("PASS priorities\n"), "\(result)")
+            try await PythonMPDTests.run(Self.script, port: daemon.port, expecting: "PASS priorities")
         }
     }
 }

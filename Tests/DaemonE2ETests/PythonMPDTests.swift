@@ -11,6 +11,40 @@ struct PythonMPDTests {
         (try? Programs.run(Programs.python, ["-c", "import mpd"]).status) == 0
     }
 
+    /// What the python-mpd2 scripts of other suites start with: the port from `argv[1]`, `check` (prints the step it
+    /// failed at and exits 1), `ack` (an ACK's text, or None) and `client()` (a connected client).
+    static let helpers = #"""
+        import mpd, sys, threading, time
+        port = int(sys.argv[1])
+        step = "connect"
+
+        def check(condition, what):
+            if not condition:
+                print("FAIL at %s: %s" % (step, what))
+                sys.exit(1)
+
+        def ack(call, *args):
+            try:
+                call(*args)
+            except mpd.CommandError as e:
+                return str(e)
+            return None
+
+        def client():
+            c = mpd.MPDClient()
+            c.timeout = 20
+            c.idletimeout = 20
+            c.connect("127.0.0.1", port)
+            return c
+
+        """#
+
+    /// Runs `helpers` + `body` against the daemon on `port`; expects exit 0 and the last line `pass`.
+    static func run(_ body: String, port: Int, expecting pass: String) async throws {
+        let result = try await onThread { try Programs.run(Programs.python, ["-c", helpers + body, String(port)]) }
+        #expect(result.status == 0 && result.output.hasSuffix(pass + "\n"), "\(result)")
+    }
+
     static let script = #"""
         import mpd, sys, threading, time
         port, cover_path = int(sys.argv[1]), sys.argv[2]

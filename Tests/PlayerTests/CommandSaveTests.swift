@@ -1,5 +1,3 @@
-import AudioOutput
-import Engine
 import FermataCore
 import Player
 import TestSupport
@@ -44,38 +42,20 @@ import Testing
         func set() { value = true }
     }
 
+    /// Three 20-second tracks over the paced null output, saved through a `RecordingPersistence`.
     struct Rig {
-        let dir: TemporaryDirectory
-        let engine: PlaybackEngine
-        let player: Player
-        let store = RecordingPersistence()
-        let events: Task<Void, Never>
-        let ids: [EntryID]
+        let transport: TransportTests.Rig
+        let store: RecordingPersistence
+        var player: Player { transport.player }
+        var ids: [EntryID] { transport.ids }
 
-        /// Three 20-second tracks, each repeating (so something always plays however slow the machine).
         init() async throws {
-            dir = try TemporaryDirectory()
-            var paths: [String] = []
-            for index in 0..<3 {
-                let path = dir.file("t\(index).flac")
-                try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 20 * 44_100, channels: 2, bits: 16,
-                                                                            seed: UInt64(index + 1)),
-                                      channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-                paths.append(path)
-            }
-            var config = EngineConfig()
-            config.realtimePriority = nil
-            engine = PlaybackEngine(sink: PacedNullSink(), config: config)
-            let player = Player(engine: engine, persistence: store)
-            self.player = player
-            events = Task { await player.run() }
-            ids = await player.add(paths: paths)
+            let store = RecordingPersistence()
+            self.store = store
+            transport = try await TransportTests.Rig(seconds: [20, 20, 20], persistence: store)
         }
 
-        func finish() async {
-            engine.shutdown()
-            _ = await events.value
-        }
+        func finish() async { await transport.finish() }
 
         /// Waits (at most 30 s) until `condition` holds.
         func until(_ condition: () async -> Bool) async throws {

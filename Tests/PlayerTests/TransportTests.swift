@@ -16,8 +16,8 @@ import Testing
         let events: Task<Void, Never>
         let ids: [EntryID]
 
-        /// One FLAC entry per length, at 44.1 kHz unless `rates` says otherwise.
-        init(seconds: [Double], rates: [Int]? = nil) async throws {
+        /// One FLAC entry per length, at 44.1 kHz unless `rates` says otherwise; `persistence`: where the player saves.
+        init(seconds: [Double], rates: [Int]? = nil, persistence: (any PlayerPersistence)? = nil) async throws {
             dir = try TemporaryDirectory()
             var paths: [String] = []
             for (index, length) in seconds.enumerated() {
@@ -30,7 +30,7 @@ import Testing
             var config = EngineConfig()
             config.realtimePriority = nil
             engine = PlaybackEngine(sink: PacedNullSink(), config: config)
-            let player = Player(engine: engine)
+            let player = Player(engine: engine, persistence: persistence)
             self.player = player
             events = Task { await player.run() }
             ids = await player.add(paths: paths)
