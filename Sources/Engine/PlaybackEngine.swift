@@ -60,6 +60,13 @@ public final class PlaybackEngine: Sendable {
         mailbox.send(.start(item, frame: frame, generation: generation, countIn: countIn))
         return generation
     }
+
+    /// Plays `item` from `frame` as start `generation`, numbered by the caller (the player's state numbers its starts,
+    /// so it knows the generation it asked for before the engine hears of it). One engine, one numbering: a caller
+    /// that numbers its starts uses only this method, with increasing generations.
+    public func start(_ item: PlayableItem, atFrame frame: Int64, countIn: CountInPlan?, generation: Int) {
+        mailbox.send(.start(item, frame: frame, generation: generation, countIn: countIn))
+    }
     /// Says what plays after `entry` (nil: the stream ends after it).
     public func setUpcoming(after entry: EntryID, _ item: PlayableItem?) {
         mailbox.send(.setUpcoming(after: entry, item))

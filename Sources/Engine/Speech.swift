@@ -1,5 +1,5 @@
 /// Spoken words ready to play: mono samples at eSpeak's rate.
-public struct Speech: Sendable {
+public struct Speech: Sendable, Equatable {
     public var samples: [Float]
     public var rate: Int
 

@@ -39,7 +39,7 @@ enum CPUBenchmark {
         let engine = PlaybackEngine(sink: ALSASink(device: "fermata_null", configText: nullPCM), config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: [path])
+        let ids = try await player.add(paths: [path])
         if tempoPercent != 100 { try await player.perform(.setTempo(percent: tempoPercent)) }
         let before = processCPUSeconds()
         let wall = MonotonicClock.nanoseconds()

@@ -24,7 +24,7 @@ enum TransportBenchmark {
         let engine = PlaybackEngine(sink: sink, config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: [path])
+        let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
         try await Task.sleep(for: .milliseconds(300))
         print("output: \(name); period \(config.periodMilliseconds) ms × \(config.periods); " +

@@ -5,7 +5,7 @@ import FermataCore
 /// The marking rules live here as pure edits (given the place heard); the `Player` applies the result and tells the
 /// engine.
 ///
-/// Threads: a value owned by the `Player` actor.
+/// Threads: a value, part of `PlayerState`.
 enum LoopMarks: Equatable {
     case none
     /// A is marked; B is not yet.

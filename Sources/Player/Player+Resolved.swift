@@ -34,28 +34,20 @@ extension Player {
     }
 
     /// The current entry's rate from its file's header when neither the engine nor a start asked for knows it (paused
-    /// or stopped before a sample of it was decoded), so the status shows its loop in seconds. Read on
-    /// `BlockingWork` (the actor does no file I/O), kept only if the entry is still current.
+    /// or stopped before a sample of it was decoded), so the status shows its loop in seconds. The step keeps it only
+    /// if the entry is still current.
     func resolveIdleRate() async {
-        guard status().sourceSampleRate == 0, let id = current, let entry = queue.entry(id: id) else { return }
-        let file = path(for: entry.uri)
-        let rate = await BlockingWork.run { (try? DecoderRegistry.open(path: file))?.format.sampleRate }
-        if let rate, current == id { idleRate = (id, rate) }
+        guard status().sourceSampleRate == 0, let id = state.current, let entry = state.queue.entry(id: id),
+              let rate = await sampleRate(ofURI: entry.uri) else { return }
+        await stepLogged(.idleRateResolved(id, rate: rate))
     }
-
-    /// The longest queue a client can build. MPD refuses past its `max_playlist_length` (16,384 by default);
-    /// without a bound one client's `add /` in a loop reached 1.2 million entries and 330 MB in 18 s, the end of a
-    /// 512 MB board. 100,000 entries take about 27 MB.
-    public static let maxQueueLength = 100_000
 
     /// Inserts at the position `resolve` names (nil: the end), looked up in the same turn; throws `queueFull` (and
     /// adds nothing) past `maxQueueLength`.
     @discardableResult
     public func insert(uris: [String], replayGain gains: [ReplayGainInfo],
                        resolvingPosition resolve: QueueResolver<Int?>) async throws -> [EntryID] {
-        guard uris.count <= Self.maxQueueLength - queue.count else { throw ActionError.queueFull }
-        let position = try resolve(queueView())
-        return await insert(uris: uris, replayGain: gains, at: position)
+        try await insert(uris: uris, replayGain: gains, at: try resolve(queueView()))
     }
 
     /// Removes the entries `resolve` names.

@@ -4,28 +4,26 @@ import FermataCore
 /// The listener's settings the player plays by: repeat, single, consume, ReplayGain, volume, speed, count-in and how
 /// announcements sound. Pure rules (what follows an entry, which gain a track gets) live beside them.
 ///
-/// Threads: a value owned by the `Player` actor.
+/// Threads: a value, part of `PlayerState`.
 struct PlayerModes {
     var repeatMode = RepeatMode.off
     var single = false
-    /// `single` is MPD's `oneshot`: it switches itself off once it has stopped playback (`Player` on `.ended`).
+    /// `single` is MPD's `oneshot`: it switches itself off once it has stopped playback (`PlayerState.queueEnded`).
     var singleOneshot = false
     var consume = ConsumeMode.off
     var replayGain = ReplayGainMode.off
     var volume = 100
-    /// No volume above this (the configuration's `volume_max`, lowered by a card's cap): kept by `Player.updateModes`,
+    /// No volume above this (the configuration's `volume_max`, lowered by a card's cap): kept by `PlayerState.updateModes`,
     /// the one place modes change, so every path that sets the volume keeps it.
     var volumeCeiling = 100
-    /// The output is switched off (MPD `disableoutput`): silent, the stream keeps its place.
-    var muted = false
     /// Playback speed in percent (100: untouched).
     var tempoPercent = 100
     /// The count-in before playback starts, if any.
     var countIn: CountInPlan?
     var announcements = AnnouncementStyle()
 
-    /// The linear gain the output applies: the volume's, or silence while muted.
-    var outputGain: Double { muted ? 0 : VolumeCurve.gain(forVolume: volume) }
+    /// The linear gain the output applies: the volume's.
+    var outputGain: Double { VolumeCurve.gain(forVolume: volume) }
 
     /// What plays after `entry` in `queue`: the same entry again under repeat-track, nothing under single, else the
     /// next in play order (wrapping under repeat-queue). After a failure the entry is never repeated.

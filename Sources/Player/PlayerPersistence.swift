@@ -2,17 +2,6 @@ import Decoders
 import Engine
 import FermataCore
 
-/// One edit of the queue, as the persistence layer needs it to write as little as possible.
-public enum PersistedQueueEdit: Sendable {
-    case inserted([QueueEntry], at: Int)
-    case removed(Set<EntryID>)
-    /// Entries whose positions changed (move, shuffle): the store rewrites their positions.
-    case reordered
-    case cleared
-    /// Shuffle mode switched or its order changed.
-    case shuffleOrder([EntryID]?)
-}
-
 /// Everything about the player that must survive a power cut, except the queue's entries.
 public struct PlayerSnapshot: Sendable, Equatable {
     public enum Transport: String, Sendable {
@@ -36,32 +25,22 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var loop: EntryLoop?
     public var queueVersion = 1
     public var nextEntryID: EntryID = 1
-    /// The player's count of durable writes when it took this snapshot (not saved: it orders the snapshot against
-    /// position checkpoints on their way to the store, see `PlayerPersistence.checkpoint`).
-    public var writeNumber = 0
 
     public init() {}
-
-    public static func == (a: PlayerSnapshot, b: PlayerSnapshot) -> Bool {
-        a.transport == b.transport && a.currentEntry == b.currentEntry && a.positionFrames == b.positionFrames
-            && a.sampleRate == b.sampleRate && a.volume == b.volume && a.tempoPercent == b.tempoPercent
-            && a.repeatMode == b.repeatMode
-            && a.single == b.single && a.consume == b.consume && a.replayGain == b.replayGain
-            && a.loop?.entry == b.loop?.entry && a.loop?.region == b.loop?.region && a.queueVersion == b.queueVersion
-            && a.nextEntryID == b.nextEntryID
-    }
 }
 
 /// Where the player writes what must survive a power cut. Implemented by the daemon over SQLite.
-/// Calls come from the player actor, one at a time; a queue edit is durable when `saveQueueEdit` returns.
+/// Calls come from the player actor, one at a time; the state is durable when `save` returns.
 /// Implementations never throw to the player: a full or read-only disk is their problem to log and retry.
 public protocol PlayerPersistence: Sendable {
-    func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async
-    func saveSnapshot(_ snapshot: PlayerSnapshot) async
+    /// Writes the state durably; `queue`: the whole queue when it changed (the store writes only what differs from
+    /// what it wrote last). `writeNumber`: the player's count of durable writes, this one included (it orders this
+    /// write against `checkpoint`s on their way to the store).
+    func save(_ snapshot: PlayerSnapshot, queue: PlayQueue?, writeNumber: Int) async
     /// The cheap, frequent write while playing: position only. `writeNumber`: the player's count of durable writes
-    /// when it read the position. A checkpoint and a snapshot travel to the store from different tasks, in no
-    /// guaranteed order; a checkpoint read before a snapshot that has already arrived (`writeNumber` below the
-    /// snapshot's) is stale and must be dropped — a stop's state lost to the last position read while playing.
+    /// when it read the position. A checkpoint and a save travel to the store from different tasks, in no
+    /// guaranteed order; a checkpoint read before a save that has already arrived (`writeNumber` below the
+    /// save's) is stale and must be dropped — a stop's state lost to the last position read while playing.
     func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int, writeNumber: Int) async
 }
 

@@ -5,7 +5,7 @@ import FermataCore
 /// or paused — on an entry, with the last start it asked of the engine. The engine is told every change (the player
 /// never reads pause or stop back from it), so `status`, snapshots and `isPlaying` all answer from this value.
 ///
-/// Threads: a value owned by the `Player` actor.
+/// Threads: a value, part of `PlayerState`.
 enum PlayerTransport {
     /// Stopped, at `cursor` (where `play` starts; nil: the first entry in play order). `lastStart`: the generation of
     /// the last start asked of the engine, so that an audible event still on its way from it is recognised as stale.
@@ -107,7 +107,7 @@ struct RunningTransport {
 }
 
 /// A start asked of the engine: what the status reports until the engine's heard generation reaches it.
-struct RequestedStart {
+struct RequestedStart: Equatable {
     var generation: Int
     var entry: EntryID
     var frame: Int64

@@ -142,18 +142,14 @@ public actor StateStore: PlayerPersistence {
 
     // MARK: PlayerPersistence
 
-    /// Saves the queue as it now is; `edit` is not needed: the store compares the queue with the runs it last wrote.
-    public func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
-        lastWriteNumber = max(lastWriteNumber, snapshot.writeNumber)
-        lastQueue = queue
-        lastSnapshot = snapshot
-        queueDirty = true
-        let seq = nextSequence()
-        _ = await write { db in try PlayerStateRecord(snapshot, sequence: seq).upsert(db) }
-    }
-
-    public func saveSnapshot(_ snapshot: PlayerSnapshot) async {
-        lastWriteNumber = max(lastWriteNumber, snapshot.writeNumber)
+    /// Saves the state, and the queue when given: the store compares it with the runs it last wrote and writes the
+    /// difference.
+    public func save(_ snapshot: PlayerSnapshot, queue: PlayQueue?, writeNumber: Int) async {
+        lastWriteNumber = max(lastWriteNumber, writeNumber)
+        if let queue {
+            lastQueue = queue
+            queueDirty = true
+        }
         lastSnapshot = snapshot
         let seq = nextSequence()
         _ = await write { db in try PlayerStateRecord(snapshot, sequence: seq).upsert(db) }

@@ -170,7 +170,7 @@ final class LocalPlayer: Sendable {
         let player = Player(engine: engine, logger: logger)
         self.player = player
         events = Task { await player.run() }
-        let ids = await player.add(paths: files)
+        let ids = try await player.add(paths: files)
         guard let first = ids.first else { throw PlayerError.nothingToPlay }
         try await player.perform(.playEntry(first))
         logger.info("playing \(files.count) file(s) to \(spec.destination)")

@@ -107,7 +107,7 @@ struct PlayCommand: AsyncParsableCommand {
         logger.info("audio goes to \(spec.destination); output thread: \(engine.schedulingNote)")
         let player = Player(engine: engine, logger: logger)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: files)
+        let ids = try await player.add(paths: files)
         try await player.perform(.setRepeat(`repeat`))
         try await player.perform(.setReplayGain(replayGain))
         try await player.perform(.setVolume(volume))

@@ -17,7 +17,7 @@ import TestSupport
         let rig = NullSinkPlayer()
         defer { rig.stop() }
         let player = rig.player
-        let ids = await player.add(paths: [path])
+        let ids = try await player.add(paths: [path])
         try await player.perform(.setTempo(percent: tempo))
         try await player.perform(.playEntry(ids[0]))
         await expectThrows { try await player.perform(.loopLast(seconds: 0.1)) }

@@ -39,9 +39,8 @@ import TestSupport
         let before = counter.commits.withLock { $0 }
         await DeferredWrites.$active.withValue(true) {
             for index in 0..<200 {
-                let ids = queue.insert(uris: ["a/\(index).flac"], at: nil, using: &generator)
-                await store.saveQueueEdit(.inserted(ids.compactMap(queue.entry(id:)), at: index), queue: queue,
-                                          snapshot: PlayerSnapshot())
+                _ = queue.insert(uris: ["a/\(index).flac"], at: nil, using: &generator)
+                await store.save(PlayerSnapshot(), queue: queue, writeNumber: 0)
             }
         }
         #expect(counter.commits.withLock { $0 } == before, "nothing committed while the list runs")
@@ -58,15 +57,13 @@ import TestSupport
         let store = StateStore(database: database, logger: Logger(label: "t"))
         var queue = PlayQueue()
         var generator = SplitMix64(seed: 4)
-        let first = queue.insert(uris: ["list/1.flac"], at: nil, using: &generator)
+        _ = queue.insert(uris: ["list/1.flac"], at: nil, using: &generator)
         await DeferredWrites.$active.withValue(true) {
-            await store.saveQueueEdit(.inserted(first.compactMap(queue.entry(id:)), at: 0), queue: queue,
-                                      snapshot: PlayerSnapshot())
+            await store.save(PlayerSnapshot(), queue: queue, writeNumber: 0)
         }
         // Another client's edit (not in a list) commits at once, taking the held one with it, in order.
-        let second = queue.insert(uris: ["other/2.flac"], at: nil, using: &generator)
-        await store.saveQueueEdit(.inserted(second.compactMap(queue.entry(id:)), at: 1), queue: queue,
-                                  snapshot: PlayerSnapshot())
+        _ = queue.insert(uris: ["other/2.flac"], at: nil, using: &generator)
+        await store.save(PlayerSnapshot(), queue: queue, writeNumber: 0)
         #expect(try Self.rows(database) == 2)
         await store.flushDeferred()
         let head = try await StateStore(database: database, logger: Logger(label: "t")).loadQueue()

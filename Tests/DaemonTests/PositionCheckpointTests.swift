@@ -32,7 +32,7 @@ import TestSupport
         snapshot.sampleRate = 44_100
         snapshot.queueVersion = queue.version
         snapshot.nextEntryID = queue.nextID
-        await store.saveQueueEdit(.inserted(ids.compactMap(queue.entry(id:)), at: 0), queue: queue, snapshot: snapshot)
+        await store.save(snapshot, queue: queue, writeNumber: 0)
         return (store, ids)
     }
 
@@ -65,8 +65,7 @@ import TestSupport
         stopped.currentEntry = nil
         stopped.queueVersion = 2
         stopped.nextEntryID = 3
-        stopped.writeNumber = 5
-        await store.saveSnapshot(stopped)
+        await store.save(stopped, queue: nil, writeNumber: 5)
         await store.checkpoint(entry: ids[0], frame: 90_000, sampleRate: 44_100, writeNumber: 4)  // read before it
         var head = try await openStore().loadHead()
         #expect(head.snapshot?.currentEntry == nil && head.snapshot?.transport == .stopped, "\(String(describing: head.snapshot))")
@@ -86,7 +85,7 @@ import TestSupport
         paused.sampleRate = 48_000
         paused.queueVersion = 2
         paused.nextEntryID = 3
-        await store.saveSnapshot(paused)
+        await store.save(paused, queue: nil, writeNumber: 0)
         let reopened = try openStore()
         let head = try await reopened.loadHead()
         #expect(head.snapshot?.currentEntry == ids[1] && head.snapshot?.positionFrames == 7)
@@ -138,7 +137,7 @@ import TestSupport
         snapshot.currentEntry = newIDs[0]
         snapshot.positionFrames = 5
         snapshot.sampleRate = 44_100
-        await fresh.saveQueueEdit(.inserted(newIDs.compactMap(queue.entry(id:)), at: 0), queue: queue, snapshot: snapshot)
+        await fresh.save(snapshot, queue: queue, writeNumber: 0)
         let head = try await openStore().loadHead()
         #expect(head.snapshot?.positionFrames == 5, "the old record (sequence 21) does not outrank the new database")
     }

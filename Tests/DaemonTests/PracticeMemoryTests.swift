@@ -135,7 +135,7 @@ import TestSupport
         let state = try TemporaryDirectory(prefix: "fermata-practice")
         let recorder = PracticeRecorder(player: player, store: PracticeStore(database: try StateStore.open(
             stateDirectory: state.path)), remember: remember)
-        let ids = await player.add(paths: paths)
+        let ids = try await player.add(paths: paths)
 
         try await player.perform(.playEntry(ids[0]))
         try await heard(ids[0], player, recorder)

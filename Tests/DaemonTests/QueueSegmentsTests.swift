@@ -129,7 +129,7 @@ import TestSupport
                 snapshot.queueVersion = queue.version
                 snapshot.nextEntryID = queue.nextID
                 snapshot.currentEntry = queue.entries.randomElement(using: &generator)?.id
-                await store.saveQueueEdit(.reordered, queue: queue, snapshot: snapshot)
+                await store.save(snapshot, queue: queue, writeNumber: 0)
             }
             #expect(await store.failedWrites == 0)
             let head = try await store.loadHead()
@@ -146,7 +146,7 @@ import TestSupport
         var generator = SplitMix64(seed: 5)
         queue.insert(uris: (0..<600).map { "x/\($0).flac" }, at: nil, using: &generator)
         let store = StateStore(database: database, logger: Logger(label: "t"))
-        await store.saveQueueEdit(.reordered, queue: queue, snapshot: PlayerSnapshot())
+        await store.save(PlayerSnapshot(), queue: queue, writeNumber: 0)
         let runs = try await database.pool.read { try Int64.fetchAll($0, sql: "SELECT id FROM queue_segment ORDER BY sort_key") }
         #expect(runs.count == 3)
         try await database.pool.write { try $0.execute(sql: "UPDATE queue_segment SET entries = '[[1,' WHERE id = ?", arguments: [runs[1]]) }

@@ -34,17 +34,16 @@ import TestSupport
         do {
             let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
             let ids = queue.insert(uris: (0..<200).map { "a/\($0).flac" }, at: nil, using: &generator)
-            await store.saveQueueEdit(.inserted(ids.compactMap(queue.entry(id:)), at: 0), queue: queue,
-                                      snapshot: snapshot(queue, current: ids[5]))
+            await store.save(snapshot(queue, current: ids[5]), queue: queue, writeNumber: 0)
             queue.move(0..<3, to: 150)
-            await store.saveQueueEdit(.reordered, queue: queue, snapshot: snapshot(queue, current: ids[5]))
+            await store.save(snapshot(queue, current: ids[5]), queue: queue, writeNumber: 0)
             queue.remove(ids: [ids[7], ids[9]])
-            await store.saveQueueEdit(.removed([ids[7], ids[9]]), queue: queue, snapshot: snapshot(queue, current: ids[5]))
+            await store.save(snapshot(queue, current: ids[5]), queue: queue, writeNumber: 0)
             queue.setShuffled(true, first: ids[5], using: &generator)
-            await store.saveQueueEdit(.shuffleOrder(queue.shuffledOrder), queue: queue, snapshot: snapshot(queue, current: ids[5]))
-            let more = queue.insert(uris: ["b/x.flac", "b/y.flac"], at: 10, using: &generator)
+            await store.save(snapshot(queue, current: ids[5]), queue: queue, writeNumber: 0)
+            _ = queue.insert(uris: ["b/x.flac", "b/y.flac"], at: 10, using: &generator)
             saved = snapshot(queue, current: ids[5])
-            await store.saveQueueEdit(.inserted(more.compactMap(queue.entry(id:)), at: 10), queue: queue, snapshot: saved)
+            await store.save(saved, queue: queue, writeNumber: 0)
             await store.checkpoint(entry: ids[5], frame: 777_777, sampleRate: 44_100, writeNumber: 0)
             #expect(await store.failedWrites == 0)
         }
@@ -67,12 +66,10 @@ import TestSupport
         var generator = SplitMix64(seed: 1)
         var queue = PlayQueue()
         let first = queue.insert(uris: ["1.flac", "2.flac"], at: nil, using: &generator)
-        await store.saveQueueEdit(.inserted(first.compactMap(queue.entry(id:)), at: 0), queue: queue,
-                                  snapshot: snapshot(queue, current: first[0]))
+        await store.save(snapshot(queue, current: first[0]), queue: queue, writeNumber: 0)
         try await database.pool.write { try $0.execute(sql: "CREATE TRIGGER block BEFORE INSERT ON queue_segment BEGIN SELECT RAISE(ABORT, 'disk full'); END") }
-        let second = queue.insert(uris: ["3.flac"], at: nil, using: &generator)
-        await store.saveQueueEdit(.inserted(second.compactMap(queue.entry(id:)), at: 2), queue: queue,
-                                  snapshot: snapshot(queue, current: first[0]))
+        _ = queue.insert(uris: ["3.flac"], at: nil, using: &generator)
+        await store.save(snapshot(queue, current: first[0]), queue: queue, writeNumber: 0)
         #expect(await store.failedWrites == 1)
         try await database.pool.write { try $0.execute(sql: "DROP TRIGGER block") }
         await store.checkpoint(entry: first[1], frame: 5, sampleRate: 44_100, writeNumber: 0)

@@ -26,7 +26,7 @@ struct CaptureHarness {
         let engine = PlaybackEngine(sink: OutputSpec.capture(path: path).makeSink(), config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: files)
+        let ids = try await player.add(paths: files)
         try await prepare(player, ids)
         try await player.perform(.playEntry(ids[0]))
         try await withTimeout(seconds: 60) { await player.waitUntilStopped() }

@@ -23,13 +23,8 @@ import Testing
             held = []
         }
 
-        func saveQueueEdit(_ edit: PersistedQueueEdit, queue: PlayQueue, snapshot: PlayerSnapshot) async {
-            queues.append(queue)
-            snapshots.append(snapshot)
-            if holding { await withCheckedContinuation { held.append($0) } }
-        }
-
-        func saveSnapshot(_ snapshot: PlayerSnapshot) async {
+        func save(_ snapshot: PlayerSnapshot, queue: PlayQueue?, writeNumber: Int) async {
+            if let queue { queues.append(queue) }
             snapshots.append(snapshot)
             if holding { await withCheckedContinuation { held.append($0) } }
         }

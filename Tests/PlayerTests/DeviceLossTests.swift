@@ -21,7 +21,7 @@ import Testing
         let engine = PlaybackEngine(sink: sink, config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: [path])
+        let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
         try await withTimeout(seconds: 30) { await player.waitUntilStopped() }
         engine.shutdown()
@@ -42,7 +42,7 @@ import Testing
         let engine = PlaybackEngine(sink: ALSASink(device: "fermata_no_such_pcm"), config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
-        let ids = await player.add(paths: [path])
+        let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
         var waiting = false
         for _ in 0..<200 where !waiting {

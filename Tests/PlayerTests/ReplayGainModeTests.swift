@@ -15,7 +15,7 @@ import Testing
         defer { engine.shutdown() }
         let tagged = ReplayGainInfo(trackGain: -6, trackPeak: 0.1, albumGain: -3, albumPeak: 0.1)
         let untaggedAlbum = ReplayGainInfo(trackGain: -6, trackPeak: 0.1)
-        _ = await player.insert(uris: ["/a.flac", "/b.flac"], replayGain: [tagged, untaggedAlbum], at: nil)
+        _ = try await player.insert(uris: ["/a.flac", "/b.flac"], replayGain: [tagged, untaggedAlbum], at: nil)
         let track = ReplayGainMath.linearGain(gainDB: -6, peak: 0.1)
         let album = ReplayGainMath.linearGain(gainDB: -3, peak: 0.1)
         func gains() async -> [Double] {

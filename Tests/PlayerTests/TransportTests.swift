@@ -33,7 +33,7 @@ import Testing
             let player = Player(engine: engine, persistence: persistence)
             self.player = player
             events = Task { await player.run() }
-            ids = await player.add(paths: paths)
+            ids = try await player.add(paths: paths)
         }
 
         func finish() async {

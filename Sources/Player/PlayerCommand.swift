@@ -1,0 +1,110 @@
+import AudioCore
+import Decoders
+import Engine
+import FermataCore
+
+/// What can change the player's state: a listener's action, a queue edit, a restore, or an engine event — each one
+/// `PlayerState.reduce` step. Everything a step needs from outside (a file's rate, rendered speech, the position
+/// heard) is in the command or the step's `heard` argument: read before the step, never awaited inside it.
+enum PlayerCommand {
+    case action(ControlAction)
+    /// `seekid`/`seekcur` into another entry, with that entry's source rate read from its file (nil: unreadable).
+    case seekEntry(EntryID, seconds: Double, rate: Int?)
+    case insert(uris: [String], replayGain: [ReplayGainInfo], at: Int?)
+    case remove(Set<EntryID>)
+    case move(Range<Int>, to: Int)
+    case swap(Int, Int)
+    case clear
+    case shuffle(Range<Int>?)
+    case setShuffled(Bool)
+    case singleOneshot
+    case consume(ConsumeMode)
+    case priority(UInt8, [Range<Int>])
+    case volumeCeiling(Int)
+    case setLoop(entry: EntryID, LoopRegion)
+    case speedTrainer(SpeedTrainer?)
+    case clearError
+    /// Puts back a saved state; `idleRate`: the current entry's rate when it has a loop and the snapshot had none.
+    case restore(PlayerSnapshot, entries: [QueueEntry], policy: ResumePolicy, idleRate: Int?)
+    case resumeSaved(PlayerSnapshot, policy: ResumePolicy)
+    case restoreQueue(entries: [QueueEntry], version: Int, nextID: EntryID, shuffledOrder: [EntryID]?)
+    /// The source rate of start `generation`'s entry, read from its file.
+    case rateResolved(generation: Int, rate: Int)
+    /// The source rate of a current entry not started (stopped or paused before any of it was decoded).
+    case idleRateResolved(EntryID, rate: Int)
+    /// The periodic position write while playing.
+    case checkpoint
+    // Engine events.
+    /// The decoder began `entry`; `announcement`: the words for the entry expected next, rendered before the step.
+    case decodingStarted(EntryID, announcement: (entry: EntryID, speech: Speech)?)
+    case trackFailed(EntryID, reason: String)
+    case trackAudible(EntryID, generation: Int)
+    case ended
+    case tempoChanged(Double)
+}
+
+/// One order to the engine, as `PlaybackEngine`'s methods take it. Starts are numbered by the state (the transport's
+/// last generation plus one), so the reducer knows the generation it asked for without asking the engine.
+enum EngineOrder: Equatable {
+    case start(PlayableItem, frame: Int64, countIn: CountInPlan?, generation: Int)
+    case stop
+    case setPaused(Bool)
+    case setUpcoming(after: EntryID, PlayableItem?)
+    case setLoop(entry: EntryID, LoopRegion?)
+    case setGain(Double)
+    case setPassCountIn(CountInPlan?)
+    case setTempo(Double)
+    case setTrainer(SpeedTrainer?)
+    case prepareTrackAnnouncement(EntryID, Speech, duck: Bool)
+}
+
+/// What one step asks of the world, in the order the driver carries it out: the engine orders (in the same actor
+/// turn as the state change), then the one save (awaited before the command's answer), then the notifications.
+struct PlayerEffects: Equatable {
+    /// A durable write of the state after the step; `queue` when the queue changed too.
+    enum Save: Equatable {
+        case state(PlayerSnapshot)
+        case stateAndQueue(PlayerSnapshot, PlayQueue)
+    }
+
+    var engine: [EngineOrder] = []
+    var save: Save?
+    /// For MPD `idle` and displays, each once, in the order they happened.
+    var changes: [PlayerChange] = []
+    /// The position write of a checkpoint step (entry, frame, rate).
+    var checkpoint: CheckpointWrite?
+    /// A start whose entry's rate is unknown: the driver reads it from the file (off the actor), then sends
+    /// `rateResolved`.
+    var resolveRateOf: RequestedStart?
+    /// Lines for the log.
+    var warnings: [String] = []
+    /// The ids an insert gave its new entries (the command's answer).
+    var added: [EntryID] = []
+
+    mutating func order(_ order: EngineOrder) { engine.append(order) }
+
+    mutating func changed(_ change: PlayerChange) {
+        if !changes.contains(change) { changes.append(change) }
+    }
+}
+
+/// The position a checkpoint writes.
+struct CheckpointWrite: Equatable {
+    var entry: EntryID
+    var frame: Int64
+    var sampleRate: Int
+}
+
+/// A step's bookkeeping while it runs: what to save and what was changed, turned into `PlayerEffects.save` at its end
+/// (one save per step, of the state the step ends in).
+struct PendingSave {
+    var wanted = false
+    var queueChanged = false
+
+    mutating func state() { wanted = true }
+
+    mutating func queue() {
+        wanted = true
+        queueChanged = true
+    }
+}

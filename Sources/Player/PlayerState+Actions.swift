@@ -1,0 +1,205 @@
+import AudioCore
+import Engine
+import FermataCore
+
+/// The reducer's answer to each `ControlAction` (the listener's buttons, pedals, cards, the CLI and MPD clients).
+extension PlayerState {
+    mutating func perform(_ action: ControlAction, _ step: inout PlayerStep) throws {
+        switch action {
+        case .play:
+            if !transport.isStopped { return setPaused(false, &step) }
+            guard let entry = current.flatMap(queue.entry(id:)) ?? queue.firstInPlayOrder else {
+                throw Player.ActionError.emptyQueue
+            }
+            begin(entry, countingIn: true, paused: false, &step)
+        case let .playEntry(id):
+            guard let entry = queue.entry(id: id) else { throw Player.ActionError.noSuchEntry(id) }
+            // In random order the chosen entry moves to where it plays now (MPD's `play N`), so what was still to
+            // come still comes after it.
+            if queue.moveToPlayNow(id, current: current, playing: !transport.isStopped) { queueEdited(&step) }
+            begin(entry, countingIn: true, paused: false, &step)
+        case .pause: setPaused(true, &step)
+        case .resume: setPaused(false, &step)
+        case .togglePause: if !transport.isStopped { setPaused(transport.isPlaying, &step) }  // MPD: none when stopped
+        case .playPause:
+            if transport.isStopped { return try perform(.play, &step) }
+            setPaused(transport.isPlaying, &step)
+        case .stop: stop(&step)
+        case .next: try skip(forward: true, &step)
+        case .previous: try skip(forward: false, &step)
+        case .previousEntry: try skip(forward: false, restarting: false, &step)
+        case let .seek(seconds): try seek(to: seconds, &step)
+        case let .seekBy(delta): try seek(to: position(step.heard).seconds + delta, &step)
+        case let .seekEntry(id, seconds): try seekEntry(id, seconds: seconds, rate: nil, &step)
+        case let .setVolume(value): setVolume(value, &step)
+        case let .changeVolume(delta): setVolume(modes.volume + min(100, max(-100, delta)), &step)
+        case let .setRepeat(mode): changeOptions(&step) { $0.repeatMode = mode }
+        case let .setSingle(on): changeOptions(&step) {
+            $0.single = on
+            $0.singleOneshot = false
+        }
+        case let .setReplayGain(mode): changeOptions(&step) { $0.replayGain = mode }
+        case let .setTempo(percent):
+            guard (50...150).contains(percent) else { throw Player.ActionError.invalidValue("tempo must be 50-150 %") }
+            setSteppedTempo(percent, &step)
+        case let .changeTempo(delta):
+            setSteppedTempo(min(150, max(50, modes.tempoPercent + min(100, max(-100, delta)))), &step)
+        case let .speedTrainer(plan?):
+            if let problem = plan.problem { throw Player.ActionError.invalidValue(problem) }
+            setTrainer(SpeedTrainer(start: Double(plan.startPercent) / 100, step: Double(plan.stepPercent) / 100,
+                                    everyPasses: plan.everyPasses, ceiling: Double(plan.ceilingPercent) / 100), &step)
+        case .speedTrainer(nil): setTrainer(nil, &step)
+        case .announce: break  // words, not state: the driver renders and plays them (`Player.announce`)
+        case let .setAnnouncements(duck, onTrackChange):
+            changeOptions(&step) { $0.announcements = AnnouncementStyle(duck: duck, onTrackChange: onTrackChange) }
+        case let .countIn(plan):
+            if let plan, plan.beats > 0, let problem = plan.problem { throw Player.ActionError.invalidValue(problem) }
+            changeOptions(&step) { $0.countIn = plan.flatMap { $0.beats > 0 ? $0 : nil } }
+        case .loopSetA: setLoopMarks(try loopMarks.markingA(at: try heardFrame(step.heard)), &step)
+        case .loopSetB: setLoopMarks(try loopMarks.markingB(at: try heardFrame(step.heard)), &step)
+        case .loopCycle:
+            let marks = loopMarks.loop != nil ? LoopMarks.none : try loopMarks.cycling(at: try heardFrame(step.heard))
+            setLoopMarks(marks, &step)
+        case .loopClear: setLoopMarks(.none, &step)
+        case let .loopLast(seconds):
+            guard seconds.isFinite, (0.5...600).contains(seconds) else {
+                throw Player.ActionError.invalidValue("loop-last takes 0.5 to 600 seconds")
+            }
+            if loopMarks.loop != nil { return setLoopMarks(.none, &step) }
+            let heard = try heardTrack(step.heard)
+            let span = FrameTime.frames(seconds: seconds * Double(modes.tempoPercent) / 100, rate: heard.rate)
+            let region = LoopRegion(start: max(0, heard.frame - span), end: heard.frame, repeatCount: nil)
+            setLoopMarks(try .region(region, on: heard.entry), &step)
+        case let .loopNudge(endpoint, ms):
+            let offset = FrameTime.offset(milliseconds: ms, rate: max(1, step.heard.sourceRate))
+            setLoopMarks(try loopMarks.nudging(endpoint, by: offset), &step)
+        case let .setLoop(start, end, count):
+            let heard = try heardTrack(step.heard)
+            let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
+                                    end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
+            setLoopMarks(try .region(region, on: heard.entry), &step)
+        case let .practiceMemory(entry, tempo, loop):
+            guard (50...150).contains(tempo) else { throw Player.ActionError.invalidValue("tempo must be 50-150 %") }
+            // Refused when the listener changed the tempo or the loop since the entry started, or it is no longer
+            // the entry playing: the memory was read for a moment that has passed.
+            guard current == entry, !transport.isStopped, !practiceTouched else { throw PracticeMemorySuperseded() }
+            var marks: LoopMarks?
+            if let loop {
+                let heard = try heardTrack(step.heard)
+                guard heard.entry == entry else { throw PracticeMemorySuperseded() }
+                marks = try .region(LoopRegion(start: FrameTime.frames(seconds: loop.startSeconds, rate: heard.rate),
+                                               end: FrameTime.frames(seconds: loop.endSeconds, rate: heard.rate),
+                                               repeatCount: loop.repeatCount), on: entry)
+            }
+            setSteppedTempo(tempo, &step)
+            if let marks { setLoopMarks(marks, &step) }
+        }
+    }
+
+    private mutating func setVolume(_ value: Int, _ step: inout PlayerStep) {
+        updateModes(&step) { $0.volume = max(0, min(100, value)) }
+        step.changed(.mixer)
+    }
+
+    private mutating func changeOptions(_ step: inout PlayerStep, _ body: (inout PlayerModes) -> Void) {
+        updateModes(&step, body)
+        step.changed(.options)
+    }
+
+    /// Applies a speed in percent, rounded to the 5 % steps a musician dials in.
+    private mutating func setSteppedTempo(_ percent: Int, _ step: inout PlayerStep) {
+        let stepped = PlayerModes.steppedTempo(percent)
+        guard stepped != modes.tempoPercent else { return }
+        setTempo(stepped, &step)
+    }
+
+    /// `restarting`: the button's rule, back to the start of the entry once more than 3 s were heard.
+    private mutating func skip(forward: Bool, restarting: Bool = true, _ step: inout PlayerStep) throws {
+        guard let from = current else { throw Player.ActionError.notPlaying }
+        if !forward && restarting && position(step.heard).seconds > 3 && !transport.isStopped {
+            return try seek(to: 0, &step)
+        }
+        // MPD's repeat (Fermata's queue and track repeat both read as `repeat 1`) wraps a skip at the ends.
+        let wrap = modes.repeatMode != .off
+        var target = forward ? queue.entry(after: from, wrap: wrap) : queue.entry(before: from, wrap: wrap)
+        // MPD's GetNextOrder: under consume the queue wraps only from a later entry, so a lone entry is not replayed.
+        if forward, modes.consume != .off, target?.id == from { target = nil }
+        if transport.isStopped {
+            if let target { moveCursor(to: target.id, &step) }
+            return
+        }
+        // MPD's `next` under consume removes the entry skipped (its `PlayNext`); `previous` keeps it.
+        if forward, modes.consume != .off, from != target?.id {
+            queue.remove(id: from)
+            queueEdited(&step)
+            if modes.consume == .oneshot { changeOptions(&step) { $0.consume = .off } }
+        }
+        if let target {
+            begin(target, &step)
+        } else if forward {
+            // Past the end: stopped with no current entry (MPD's PlayNext); `play` starts the queue again.
+            stop(clearingCursor: true, &step)
+        }
+    }
+
+    private mutating func seek(to seconds: Double, _ step: inout PlayerStep) throws {
+        let heard = try heardTrack(step.heard)
+        guard let entry = queue.entry(id: heard.entry) else { throw Player.ActionError.noSuchEntry(heard.entry) }
+        begin(entry, atFrame: FrameTime.frames(seconds: seconds, rate: heard.rate), songStarted: false, &step)
+    }
+
+    /// A seek in `id` (MPD `seekid`): in the entry heard, a seek; in another, a start there at `rate` (its file's,
+    /// read by the driver before the step; unknown: from its start). A paused player stays paused (MPD seeks without
+    /// resuming); a stopped one plays.
+    mutating func seekEntry(_ id: EntryID, seconds: Double, rate: Int?, _ step: inout PlayerStep) throws {
+        guard transport.isStopped || position(step.heard).entryID != id else { return try seek(to: seconds, &step) }
+        guard let entry = queue.entry(id: id) else { throw Player.ActionError.noSuchEntry(id) }
+        let frame = rate.map { FrameTime.frames(seconds: seconds, rate: $0) } ?? 0
+        let stopped = transport.isStopped
+        begin(entry, atFrame: frame, rate: rate, countingIn: stopped, paused: stopped ? false : nil, songStarted: false,
+              &step)
+    }
+
+    /// The entry heard now (or just asked for: `position`), its source rate and the frame heard.
+    func heardTrack(_ engineHeard: EnginePosition) throws -> (entry: EntryID, rate: Int, frame: Int64) {
+        let position = position(engineHeard)
+        guard !transport.isStopped, let entry = position.entryID ?? current, position.sourceRate > 0 else {
+            throw Player.ActionError.notPlaying
+        }
+        return (entry, position.sourceRate, position.sourceFrame)
+    }
+
+    /// Where a loop mark made now goes.
+    private func heardFrame(_ heard: EnginePosition) throws -> EntryFrame {
+        let track = try heardTrack(heard)
+        return EntryFrame(entry: track.entry, frame: track.frame)
+    }
+}
+
+extension ControlAction {
+    /// Whether the action may set a loop (which the engine then jumps into).
+    var setsLoop: Bool {
+        switch self {
+        case .loopSetB, .loopCycle, .loopLast, .loopNudge, .setLoop, .practiceMemory: true
+        default: false
+        }
+    }
+
+    /// Whether the action is the listener's own change of the tempo or the loop (a practice memory is not).
+    var setsPracticeSettings: Bool {
+        switch self {
+        case .setTempo, .changeTempo, .speedTrainer, .loopSetA, .loopSetB, .loopCycle, .loopClear, .loopLast,
+             .loopNudge, .setLoop: true
+        default: false
+        }
+    }
+
+    /// Whether the action works on the heard entry's seconds, so its source rate must be known first (a skip to an
+    /// entry not heard yet has its rate read from the file before the step).
+    var needsHeardRate: Bool {
+        switch self {
+        case .seek, .seekBy, .seekEntry, .loopSetA, .loopSetB, .loopCycle, .loopLast, .setLoop, .practiceMemory: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Engine
+import FermataCore
+
+/// Everything the player knows, as one value: the queue, the transport, the modes, the loop marks and the practice
+/// bookkeeping. It changes only through `reduce` (`PlayerState+Reduce.swift`): one `PlayerCommand` in, a new state
+/// and its `PlayerEffects` out — the engine orders, the change notifications and at most one save — with no actor,
+/// thread, engine or file in sight, so every command's effects are tested as values (`PlayerReducerTests`).
+///
+/// The reads here (status, snapshot, what follows an entry) take what the engine hears as an argument: the driver
+/// (`Player`) reads `engine.position()` once per step and passes it in.
+///
+/// Threads: a value; the `Player` actor owns the live one.
+struct PlayerState {
+    var queue = PlayQueue()
+    var modes = PlayerModes()
+    var transport = PlayerTransport.initial
+    var loopMarks = LoopMarks.none
+    var lastError: String?
+    /// Entries that could not be played, with the reason (typed decoder error as text).
+    var failures: [EntryID: String] = [:]
+    /// A command changed the tempo or the loop since the current entry started: a practice memory arriving now is
+    /// refused (the listener's change wins).
+    var practiceTouched = false
+    /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
+    var pendingLoopJump: EntryFrame?
+    /// The source rate of the entry a restore left current without starting it (a stopped restart), when that entry
+    /// has a loop: the status needs it to turn the loop's frames into seconds before anything is heard.
+    var idleRate: (entry: EntryID, rate: Int)?
+    /// The last position a checkpoint wrote (a paused player's is not written again).
+    var lastCheckpoint: EntryFrame?
+    /// Shuffles and random order draw from it (a seeded generator in tests).
+    var random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    /// Where relative URIs are found (nil: URIs are paths).
+    let musicDirectory: String?
+
+    init(musicDirectory: String? = nil, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+        self.musicDirectory = musicDirectory
+        self.random = random
+    }
+
+    /// The entry the listener hears (or heard last), or where a stopped player starts.
+    var current: EntryID? { transport.current }
+
+    /// The entry that will play after the current one, under the current modes.
+    var upcomingEntry: QueueEntry? {
+        current.flatMap { modes.successor(of: $0, in: queue, afterFailure: false) }
+    }
+
+    /// The entry MPD's status names as next (its GetNextPosition): under `single` the entry after the current one,
+    /// where playback pauses (MPD's border pause), not none.
+    var nextForStatus: QueueEntry? {
+        guard let current else { return nil }
+        if modes.single && modes.repeatMode != .track {
+            return queue.entry(after: current, wrap: modes.repeatMode == .queue)
+        }
+        return upcomingEntry
+    }
+
+    /// The queue, the current and the next entry as the protocol shows them.
+    var queueView: QueueView {
+        QueueView(queue: queue, current: current, upcoming: nextForStatus?.id, consume: modes.consume != .off,
+                  consumeOneshot: modes.consume == .oneshot)
+    }
+
+    // MARK: what the engine is given
+
+    func path(for uri: String) -> String {
+        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
+        return musicDirectory + "/" + uri
+    }
+
+    func item(_ entry: QueueEntry) -> PlayableItem {
+        PlayableItem(entryID: entry.id, path: path(for: entry.uri),
+                     replayGain: modes.replayGain(for: entry, shuffled: queue.shuffledOrder != nil))
+    }
+
+    // MARK: position
+
+    /// What is heard (`heard`, the engine's) or, while a start just asked for is not audible yet (paused after a seek
+    /// or a skip, or still filling the device), that start: the position `status`, `previous`, seeks, loop marks and
+    /// snapshots act on, so that two presses in a row while paused build on each other instead of on a stale heard
+    /// position.
+    func position(_ heard: EnginePosition) -> EnginePosition {
+        var position = heard
+        if let asked = transport.requestedStart, heard.generation < asked.generation {
+            position.entryID = asked.entry
+            position.sourceFrame = asked.frame
+            if let rate = asked.rate { position.sourceRate = rate }
+        }
+        return position
+    }
+
+    func status(_ engineHeard: EnginePosition) -> PlayerStatus {
+        let heard = position(engineHeard)
+        let stopped = transport.isStopped
+        var status = PlayerStatus()
+        status.state = transport.state
+        // Stopped, the cursor is the truth (the engine may not have taken in a stop, or a clear, just asked).
+        status.entryID = stopped ? current : heard.entryID ?? current
+        status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
+        status.elapsedFrames = stopped ? 0 : heard.sourceFrame
+        status.elapsed = stopped ? 0 : heard.seconds
+        status.sourceSampleRate = heard.sourceRate > 0 ? heard.sourceRate
+            : idleRate.flatMap { $0.entry == status.entryID ? $0.rate : nil } ?? 0
+        status.volume = modes.volume
+        status.repeatMode = modes.repeatMode
+        status.single = modes.single
+        status.singleOneshot = modes.singleOneshot
+        status.tempoPercent = modes.tempoPercent
+        status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
+        status.loopPendingA = loopMarks.pendingA?.frame
+        status.replayGain = modes.replayGain
+        status.outputFormat = heard.deviceFormat?.description
+        status.lastError = heard.waitingForDevice ? "waiting for the audio device" : lastError
+        return status
+    }
+
+    /// What must survive a power cut, at the position heard (or asked for).
+    func snapshot(_ engineHeard: EnginePosition) -> PlayerSnapshot {
+        var s = PlayerSnapshot()
+        let heard = position(engineHeard)
+        s.transport = switch transport.state {
+        case .stopped: .stopped
+        case .paused: .paused
+        case .playing: .playing
+        }
+        s.currentEntry = current
+        s.positionFrames = heard.entryID == current ? heard.sourceFrame : 0
+        // A jump into a loop just set, not heard yet: where playback is about to be.
+        if let jump = pendingLoopJump, jump.entry == current, heard.entryID == jump.entry,
+           let loop = loopMarks.loop, loop.entry == jump.entry, heard.sourceFrame >= loop.region.end {
+            s.positionFrames = jump.frame
+        }
+        s.sampleRate = heard.sourceRate
+        s.volume = modes.volume
+        s.tempoPercent = modes.tempoPercent
+        s.repeatMode = modes.repeatMode
+        // The oneshot modes are one command's "once": not kept across a restart (as MPD's state file keeps neither).
+        s.single = modes.single && !modes.singleOneshot
+        s.consume = modes.consume == .on
+        s.replayGain = modes.replayGain
+        s.loop = loopMarks.loop
+        s.queueVersion = queue.version
+        s.nextEntryID = queue.nextID
+        return s
+    }
+}

@@ -1,0 +1,239 @@
+import AudioCore
+@testable import Engine
+import FermataCore
+@testable import Player
+import TestSupport
+import Testing
+
+/// The player's reducer on its own: `PlayerState.reduce(command, heard:)` with no actor, no engine, no thread and no
+/// file. Each test states what the engine heard, sends commands, and checks the new state and every effect asked
+/// for: the engine orders, the one save, the notifications.
+@Suite struct PlayerReducerTests {
+    /// A state with `count` queued files, stopped, seeded randomness.
+    static func state(_ count: Int = 3, seed: UInt64 = 1) -> PlayerState {
+        var state = PlayerState(musicDirectory: "/music", random: SplitMix64(seed: seed))
+        state.queue.insert(uris: (0..<count).map { "t\($0).flac" }, at: nil, using: &state.random)
+        return state
+    }
+
+    /// What the engine hears: nothing yet, or `entry` at `frame` of start `generation`.
+    static func heard(_ entry: EntryID? = nil, frame: Int64 = 0, rate: Int = 44_100, generation: Int = 0,
+                      state: PlayState = .stopped) -> EnginePosition {
+        EnginePosition(state: state, entryID: entry, sourceFrame: frame, sourceRate: entry == nil ? 0 : rate,
+                       deviceFormat: nil, waitingForDevice: false, generation: generation)
+    }
+
+    /// The snapshot a step saved (nil: none), whichever kind of save it was.
+    static func saved(_ effects: PlayerEffects) -> PlayerSnapshot? {
+        switch effects.save {
+        case let .state(snapshot)?, let .stateAndQueue(snapshot, _)?: snapshot
+        case nil: nil
+        }
+    }
+
+    static func starts(_ effects: PlayerEffects) -> [(entry: EntryID, frame: Int64, generation: Int)] {
+        effects.engine.compactMap {
+            if case let .start(item, frame, _, generation) = $0 { (item.entryID, frame, generation) } else { nil }
+        }
+    }
+
+    // MARK: transport
+
+    @Test func playStartsTheFirstEntryWithTheCountInAndSavesItPlaying() throws {
+        var state = Self.state()
+        let plan = CountInPlan(beats: 4, bpm: 120)
+        _ = try state.reduce(.action(.countIn(plan)), heard: Self.heard())
+        let effects = try state.reduce(.action(.play), heard: Self.heard())
+        let first = state.queue.entries[0]
+        #expect(effects.engine == [.setPaused(false),
+                                   .start(state.item(first), frame: 0, countIn: plan, generation: 1)])
+        #expect(state.transport.isPlaying && state.current == first.id)
+        #expect(Self.saved(effects)?.transport == .playing && Self.saved(effects)?.currentEntry == first.id)
+        #expect(effects.changes == [.player])
+        #expect(effects.resolveRateOf?.generation == 1, "the rate of a file not heard yet is read by the driver")
+    }
+
+    @Test func everyTransportCommandAsksForExactlyOneSave() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let playing = Self.heard(1, frame: 44_100 * 5, generation: 1, state: .playing)
+        for action in [ControlAction.pause, .resume, .next, .previousEntry, .seek(seconds: 2), .seekBy(seconds: 1),
+                       .togglePause, .playPause, .stop, .play] {
+            let effects = try state.reduce(.action(action), heard: playing)
+            #expect(effects.save != nil, "\(action) saves its new state before the client hears OK")
+        }
+        // Events that change nothing durable save nothing.
+        let effects = try state.reduce(.tempoChanged(0.9), heard: playing)
+        #expect(effects.save == nil && state.modes.tempoPercent == 90)
+    }
+
+    @Test func aFailedCommandChangesNothingAndAsksForNothing() {
+        var state = Self.state()
+        let before = state.snapshot(Self.heard())
+        #expect(throws: Player.ActionError.notPlaying) { try state.reduce(.action(.seek(seconds: 3)), heard: Self.heard()) }
+        #expect(throws: Player.ActionError.noSuchEntry(99)) { try state.reduce(.remove([1, 99]), heard: Self.heard()) }
+        #expect(state.snapshot(Self.heard()) == before && state.queue.count == 3, "nothing removed, not even id 1")
+    }
+
+    @Test func startsAreNumberedByTheStateAndAnOlderStartsAudibleEventIsStale() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let next = try state.reduce(.action(.next), heard: Self.heard(1, generation: 1, state: .playing))
+        #expect(Self.starts(next).map(\.generation) == [2] && state.current == 2)
+        // Entry 1's audible event from start 1 arrives after the `next`: it must not bring entry 1 back.
+        let stale = try state.reduce(.trackAudible(1, generation: 1), heard: Self.heard(1, generation: 1))
+        #expect(state.current == 2 && stale.save == nil && stale.changes.isEmpty)
+        // A stop, then the event of the start it ended: the cursor stays where the stop left it, nothing is saved.
+        _ = try state.reduce(.action(.stop), heard: Self.heard(1, generation: 1))
+        let late = try state.reduce(.trackAudible(2, generation: 2), heard: Self.heard(2, generation: 2))
+        #expect(state.transport.isStopped && late.save == nil)
+    }
+
+    @Test func aSkipWhilePausedStaysPausedAndASeekThenBuildsOnTheSkip() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        _ = try state.reduce(.action(.pause), heard: Self.heard(1, frame: 1000, generation: 1, state: .paused))
+        let paused = Self.heard(1, frame: 1000, generation: 1, state: .paused)
+        let skip = try state.reduce(.action(.next), heard: paused)
+        #expect(skip.engine.first == .setPaused(true) && state.transport.state == .paused)
+        // The rate of entry 2 arrives from its file; a seek then converts at it, from the skip, not from entry 1.
+        _ = try state.reduce(.rateResolved(generation: 2, rate: 48_000), heard: paused)
+        let seek = try state.reduce(.action(.seek(seconds: 10)), heard: paused)
+        #expect(Self.starts(seek).map(\.entry) == [2] && Self.starts(seek).map(\.frame) == [480_000])
+        #expect(state.status(paused).elapsed == 10 && state.status(paused).state == .paused)
+        // An answer for a start no longer asked for is dropped.
+        _ = try state.reduce(.rateResolved(generation: 2, rate: 8_000), heard: paused)
+        #expect(state.transport.requestedStart?.rate == 48_000)
+    }
+
+    @Test func seekIntoAnotherEntryIsOneStartAtTheFramesOfThatEntrysRate() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let effects = try state.reduce(.seekEntry(3, seconds: 2.5, rate: 96_000),
+                                       heard: Self.heard(1, generation: 1, state: .playing))
+        #expect(Self.starts(effects).map(\.entry) == [3] && Self.starts(effects).map(\.frame) == [240_000])
+        #expect(Self.saved(effects)?.positionFrames == 240_000 && Self.saved(effects)?.currentEntry == 3)
+    }
+
+    // MARK: the two races of the issue, as interleavings
+
+    /// `remove` of the playing entry used to pick the next entry, await the save, then start what it had picked: a
+    /// second client's `delete` of that entry, landing in the await, left the player starting an entry no longer
+    /// queued. As steps, the start is in the same step as the edit; whichever order the two deletes come in, every
+    /// start names an entry still queued when its step ends, and the player ends on a queued entry.
+    @Test func removingThePlayingEntryNeverStartsAnEntryAnotherClientRemoved() throws {
+        for secondFirst in [false, true] {
+            var state = Self.state(4)
+            _ = try state.reduce(.action(.play), heard: Self.heard())
+            let playing = Self.heard(1, generation: 1, state: .playing)
+            let steps: [PlayerCommand] = secondFirst ? [.remove([2]), .remove([1])] : [.remove([1]), .remove([2])]
+            for command in steps {
+                let effects = try state.reduce(command, heard: playing)
+                for start in Self.starts(effects) {
+                    #expect(state.queue.entry(id: start.entry) != nil, "started \(start.entry), not queued")
+                }
+            }
+            #expect(state.current == 3 && state.transport.isPlaying)
+        }
+    }
+
+    /// `clear` used to await the stop before emptying the queue: another client's `play` in between started an entry
+    /// of the queue about to be emptied. As steps, the clear stops and empties in one; a `play` after it finds the
+    /// queue empty and changes nothing.
+    @Test func clearStopsAndEmptiesInOneStepSoAPlayAfterItFindsNothing() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let playing = Self.heard(1, generation: 1, state: .playing)
+        let clear = try state.reduce(.clear, heard: playing)
+        #expect(clear.engine.contains(.stop) && state.queue.isEmpty && state.transport.isStopped && state.current == nil)
+        guard case let .stateAndQueue(snapshot, queue)? = clear.save else {
+            Issue.record("the clear saves the queue with the stop")
+            return
+        }
+        #expect(queue.isEmpty && snapshot.transport == .stopped && snapshot.currentEntry == nil)
+        #expect(throws: Player.ActionError.emptyQueue) { try state.reduce(.action(.play), heard: playing) }
+    }
+
+    // MARK: queue, modes and events
+
+    @Test func nextUnderConsumeRemovesTheEntryAndSavesStateAndQueueTogether() throws {
+        var state = Self.state()
+        _ = try state.reduce(.consume(.oneshot), heard: Self.heard())
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let effects = try state.reduce(.action(.next), heard: Self.heard(1, generation: 1, state: .playing))
+        #expect(state.queue.entries.map(\.id) == [2, 3] && state.current == 2)
+        #expect(state.modes.consume == .off, "oneshot: off after one")
+        guard case let .stateAndQueue(snapshot, queue)? = effects.save else {
+            Issue.record("one save with the queue")
+            return
+        }
+        #expect(queue.entries.map(\.id) == [2, 3] && snapshot.currentEntry == 2)
+        #expect(effects.changes.contains(.queue) && effects.changes.contains(.options))
+        #expect(effects.engine.contains(.setUpcoming(after: 2, state.item(state.queue.entries[1]))))
+    }
+
+    @Test func theQueueEndingUnderSingleOneshotPausesAtTheNextEntryAndSwitchesItOff() throws {
+        var state = Self.state()
+        _ = try state.reduce(.singleOneshot, heard: Self.heard())
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let effects = try state.reduce(.ended, heard: Self.heard(1, generation: 1, state: .stopped))
+        #expect(state.transport.state == .paused && state.current == 2)
+        #expect(!state.modes.single && !state.modes.singleOneshot)
+        #expect(effects.engine.prefix(2) == [.stop, .setPaused(true)] && Self.starts(effects).map(\.entry) == [2])
+        #expect(Self.saved(effects)?.transport == .paused)
+    }
+
+    @Test func insertAnswersTheNewIdsAndRefusesPastTheLimitWithoutAddingAny() throws {
+        var state = Self.state(2)
+        let effects = try state.reduce(.insert(uris: ["x.flac", "y.flac"], replayGain: [.init(), .init()], at: 1),
+                                       heard: Self.heard())
+        #expect(effects.added == [3, 4] && state.queue.entries.map(\.id) == [1, 3, 4, 2])
+        let many = Array(repeating: "z.flac", count: Player.maxQueueLength)
+        #expect(throws: Player.ActionError.queueFull) {
+            try state.reduce(.insert(uris: many, replayGain: many.map { _ in .init() }, at: nil), heard: Self.heard())
+        }
+        #expect(state.queue.count == 4)
+    }
+
+    @Test func aTrackAnnouncementRenderedForAnEntryNoLongerNextIsNotGiven() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.setAnnouncements(duck: true, onTrackChange: true)), heard: Self.heard())
+        let speech = Speech(samples: [0.1, 0.2], rate: 22_050)
+        let current = try state.reduce(.decodingStarted(1, announcement: (2, speech)), heard: Self.heard())
+        #expect(current.engine.first == .prepareTrackAnnouncement(2, speech, duck: true))
+        // The words were for entry 3, but a queue edit during the rendering made entry 2 the next.
+        let stale = try state.reduce(.decodingStarted(1, announcement: (3, speech)), heard: Self.heard())
+        #expect(stale.engine == [.setUpcoming(after: 1, state.item(state.queue.entries[1]))])
+    }
+
+    @Test func aCheckpointWritesTheHeardPositionOnceAndNotWhileAJumpIntoALoopIsOnItsWay() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let at = Self.heard(1, frame: 441_000, generation: 1, state: .playing)
+        #expect(try state.reduce(.checkpoint, heard: at).checkpoint == CheckpointWrite(entry: 1, frame: 441_000,
+                                                                                        sampleRate: 44_100))
+        #expect(try state.reduce(.checkpoint, heard: at).checkpoint == nil, "the same position is not written again")
+        // A loop set behind the position: until the jump is heard, the saved place is the loop's start.
+        let loop = try state.reduce(.action(.setLoop(startSeconds: 1, endSeconds: 2)), heard: at)
+        #expect(Self.saved(loop)?.positionFrames == 44_100)
+        #expect(try state.reduce(.checkpoint, heard: Self.heard(1, frame: 441_100, generation: 1)).checkpoint == nil)
+        let jumped = Self.heard(1, frame: 50_000, generation: 1, state: .playing)
+        #expect(try state.reduce(.checkpoint, heard: jumped).checkpoint?.frame == 50_000)
+    }
+
+    @Test func aPracticeMemoryArrivingAfterTheListenersOwnTempoIsRefused() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let playing = Self.heard(1, frame: 1000, generation: 1, state: .playing)
+        _ = try state.reduce(.action(.setTempo(percent: 80)), heard: playing)
+        #expect(throws: PracticeMemorySuperseded.self) {
+            try state.reduce(.action(.practiceMemory(entry: 1, tempoPercent: 60, loop: nil)), heard: playing)
+        }
+        #expect(state.modes.tempoPercent == 80)
+        // The next entry starts fresh: its memory applies.
+        _ = try state.reduce(.action(.next), heard: playing)
+        let effects = try state.reduce(.action(.practiceMemory(entry: 2, tempoPercent: 60, loop: nil)),
+                                       heard: Self.heard(2, generation: 2, state: .playing))
+        #expect(effects.engine == [.setTempo(0.6)] && state.modes.tempoPercent == 60)
+    }
+}
