@@ -68,6 +68,13 @@ public struct BoardProfile: Sendable, Equatable {
         model.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n "))
     }
 
+    /// The first of `directories` (in order: `directories` by default, the owner's `/etc/fermata/boards` before the
+    /// package's) holding a profile for this machine (`detect(in:model:)`): the one lookup the daemon, `fermatad
+    /// --detect-board` and `fermata gpio-monitor` share.
+    public static func detect(inFirstOf directories: [String] = directories, model: String? = nil) -> String? {
+        directories.lazy.compactMap { detect(in: $0, model: model) }.first
+    }
+
     /// The profile in `directory` whose `model` prefixes match this machine's `modelFile` (or `model`), or nil; the
     /// longest matching prefix wins. Profiles that fail to parse are skipped. The one board detector: the daemon's
     /// `board = "auto"`, `fermata gpio-monitor` and `deploy/install.sh` (through `fermatad --detect-board`) all use it.

@@ -32,7 +32,7 @@ public struct ControlsSetup: Sendable {
             if let setup = try inputsOnly("[controls] board = \"\(config.board)\"") { return setup }
             return ControlsSetup(profile: nil, note: "controls: off ([controls] board = \"\(config.board)\")")
         case "auto":
-            guard let found = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model) }).first else {
+            guard let found = BoardProfile.detect(inFirstOf: directories, model: model) else {
                 if let setup = try inputsOnly("none matches this machine") { return setup }
                 let machine = model ?? (try? String(contentsOfFile: BoardProfile.modelFile, encoding: .utf8))
                 let named = machine.map { "\"\(BoardProfile.machineName($0))\"" } ?? "(no \(BoardProfile.modelFile))"

@@ -94,12 +94,6 @@ public final class Library: Sendable {
         Array(musicDirectory.utf8) + [UInt8(ascii: "/")] + (track.pathBytes ?? Array(track.path.utf8))
     }
 
-    /// The absolute path of a track's file as text (what `fermata play` and the decoders take). For the rare name
-    /// that is not UTF-8 this is not the file's real name: use `fileSystemPath(of:)` then.
-    public func absolutePath(of track: Track) -> String {
-        musicDirectory + "/" + track.path
-    }
-
     /// The tracks whose identity is `identity` (one, or several copies of the same audio).
     public func tracks(identity: Int64) async throws -> [Track] {
         try await database.pool.read { db in

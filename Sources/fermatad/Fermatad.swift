@@ -39,7 +39,7 @@ struct Fermatad: AsyncParsableCommand {
         if detectBoard {
             let model = try? String(contentsOfFile: modelFile ?? BoardProfile.modelFile, encoding: .utf8)
             let directories = boards.map { [$0] } ?? BoardProfile.directories
-            guard let file = directories.lazy.compactMap({ BoardProfile.detect(in: $0, model: model ?? "") }).first else {
+            guard let file = BoardProfile.detect(inFirstOf: directories, model: model ?? "") else {
                 let machine = model.map { "\"\(BoardProfile.machineName($0))\"" } ?? "(no model file)"
                 let message = "fermatad: no board profile in \(directories.joined(separator: ", ")) matches \(machine)\n"
                 FileHandle.standardError.write(Data(message.utf8))

@@ -53,6 +53,21 @@ import Testing
         #expect(BoardProfile.detect(in: Replay.boards, model: "QEMU Virtual Machine") == nil)
     }
 
+    /// The owner's profile in /etc/fermata/boards wins over the package's, for every tool: `fermata gpio-monitor`
+    /// looked only in /usr/share/fermata/boards and ./boards, so a wiring check showed the package's pins while the
+    /// daemon used the owner's.
+    @Test func theOwnersProfileDirectoryComesFirstForEveryLookup() throws {
+        let owner = FileManager.default.temporaryDirectory.appendingPathComponent("fermata-boards-\(UInt64.random(in: 0...UInt64.max))").path
+        try FileManager.default.createDirectory(atPath: owner, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: owner) }
+        let packaged = try String(contentsOfFile: Replay.boards + "/rpi-4.toml", encoding: .utf8)
+        try packaged.write(toFile: owner + "/my-pi.toml", atomically: true, encoding: .utf8)
+        let model = "Raspberry Pi 4 Model B Rev 1.5"
+        #expect(BoardProfile.detect(inFirstOf: [owner, Replay.boards], model: model) == owner + "/my-pi.toml")
+        #expect(BoardProfile.detect(inFirstOf: ["/nonexistent", Replay.boards], model: model) == Replay.boards + "/rpi-4.toml")
+        #expect(BoardProfile.directories.first == "/etc/fermata/boards", "the default search puts the owner's first")
+    }
+
     @Test func boardKeyNamesTheProfileFile() throws {
         #expect(BoardProfile.file(for: "rpi-5", in: ["/nonexistent", Replay.boards]) == Replay.boards + "/rpi-5.toml")
         #expect(BoardProfile.file(for: Replay.boards + "/rpi-4.toml") == Replay.boards + "/rpi-4.toml")

@@ -83,12 +83,6 @@ public struct Response: Sendable, Hashable {
         guard !isFull else { return }
         bytes.append(contentsOf: other.bytes)
     }
-
-    /// Appends raw text exactly as given (used for terminators; handlers should prefer `line`).
-    mutating func appendRaw(_ text: String) {
-        guard !isFull else { return }
-        bytes.append(contentsOf: text.utf8)
-    }
 }
 
 extension Response: CustomStringConvertible {
