@@ -112,7 +112,7 @@ public final class ALSASink: AudioSink {
     }
 
     public func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult {
-        guard let pcm else { return .deviceLost }
+        guard let pcm else { return .deviceLost(0) }
         let n = snd_pcm_writei(pcm, buffer, snd_pcm_uframes_t(frames))
         if n >= 0 { return .written(Int(n)) }
         let code = Int32(n)
@@ -122,7 +122,7 @@ public final class ALSASink: AudioSink {
         case EPIPE, ESTRPIPE, EINTR:
             return snd_pcm_recover(pcm, code, 1) >= 0 ? .recovered : .failed(code)
         case ENODEV, EBADFD, EIO, ENXIO:
-            return .deviceLost
+            return .deviceLost(code)
         default:
             return .failed(code)
         }
@@ -154,7 +154,7 @@ public final class ALSASink: AudioSink {
     }
 
     private func failure(_ code: Int32, _ what: String) -> SinkOpenError {
-        SinkOpenError(device: device, reason: "\(what): \(String(cString: snd_strerror(code)))")
+        SinkOpenError(device: device, reason: "\(what): \(String(cString: snd_strerror(code)))", code: code)
     }
 
     private static func alsaFormat(_ encoding: SampleEncoding) -> snd_pcm_format_t {

@@ -6,8 +6,9 @@ public enum SinkWriteResult: Equatable, Sendable {
     case written(Int)
     /// An underrun or a suspend happened and the device was recovered in place; nothing was written.
     case recovered
-    /// The device is gone (a USB DAC pulled out); close it and retry opening later.
-    case deviceLost
+    /// The device is gone (a USB DAC pulled out): ALSA's negative errno (`-ENODEV`, …; 0: no device was open);
+    /// close it and retry opening later.
+    case deviceLost(Int32)
     /// Another error (negative errno); treat like a lost device.
     case failed(Int32)
 }
@@ -16,9 +17,12 @@ public enum SinkWriteResult: Equatable, Sendable {
 public struct SinkOpenError: Error, Sendable, CustomStringConvertible {
     public var device: String
     public var reason: String
-    public init(device: String, reason: String) {
+    /// The negative errno behind it (`-ENOENT`: no such card, `-EBUSY`: another program has it), 0 when none.
+    public var code: Int32
+    public init(device: String, reason: String, code: Int32 = 0) {
         self.device = device
         self.reason = reason
+        self.code = code
     }
     public var description: String { "cannot open audio device \(device): \(reason)" }
 }

@@ -10,8 +10,9 @@ public enum EngineEvent: Sendable, Equatable {
     case trackFailed(EntryID, String)
     /// The last frame of the stream was played; the device is closed.
     case ended
-    /// The device went away (or was absent); the engine retries and resumes at the same position.
-    case deviceLost
+    /// The device went away (or was absent); the engine retries and resumes at the same position. `reason`: what
+    /// failed and the system's word for why ("opening the device: No such file or directory (error 2)").
+    case deviceLost(reason: String)
     case deviceRestored
     /// The device ran dry and was recovered in place.
     case underrun

@@ -203,8 +203,12 @@ final class OutputLoop {
 extension OutputLoop: OutputEnvironment {
     var deviceIsOpen: Bool { sink.isOpen }
 
-    func openDevice(_ format: AudioFormat) -> AudioFormat? {
-        try? sink.open(format, periodFrames: periodFrames(format), periods: config.periods)
+    func openDevice(_ format: AudioFormat) -> Result<AudioFormat, SinkOpenError> {
+        do {
+            return .success(try sink.open(format, periodFrames: periodFrames(format), periods: config.periods))
+        } catch {
+            return .failure(error)
+        }
     }
 
     func closeDevice() { sink.close() }

@@ -55,7 +55,7 @@ struct OutputMachine {
         switch result {
         case .written: break
         case .recovered: env.emit(.underrun)
-        case .deviceLost, .failed: loseDevice(env)
+        case let .deviceLost(code), let .failed(code): loseDevice(code: code, env)
         }
     }
 
@@ -63,7 +63,7 @@ struct OutputMachine {
     /// listener's position (paused if a pause was asked for meanwhile).
     mutating func retryDevice(paused: Bool, _ env: some OutputEnvironment) -> Bool {
         guard phase == .waitingForDevice, let format else { return false }
-        guard let actual = env.openDevice(format), actual.isDeviceCompatible(with: format) else {
+        guard case let .success(actual) = env.openDevice(format), actual.isDeviceCompatible(with: format) else {
             env.closeDevice()
             return false
         }
@@ -109,21 +109,22 @@ struct OutputMachine {
             if phase == .waitingForDevice { phase = paused ? .paused(inHardware: false) : .running }
             return
         }
-        if let actual = env.openDevice(requested) {
+        switch env.openDevice(requested) {
+        case let .success(actual):
             format = actual
             phase = paused ? .paused(inHardware: false) : .running
-        } else {
+        case let .failure(error):
             format = requested
             phase = .waitingForDevice
-            env.emit(.deviceLost)
+            env.emit(.deviceLost(code: error.code, opening: true))
         }
     }
 
-    private mutating func loseDevice(_ env: some OutputEnvironment) {
+    private mutating func loseDevice(code: Int32, _ env: some OutputEnvironment) {
         env.closeDevice()
         env.rewindToReleased()
         phase = .waitingForDevice
-        env.emit(.deviceLost)
+        env.emit(.deviceLost(code: code, opening: false))
     }
 }
 
@@ -134,7 +135,7 @@ struct OutputMachine {
 protocol OutputEnvironment: AnyObject {
     var deviceIsOpen: Bool { get }
     /// Opens the device at `format`; the format in use, or nil when it would not open.
-    func openDevice(_ format: AudioFormat) -> AudioFormat?
+    func openDevice(_ format: AudioFormat) -> Result<AudioFormat, SinkOpenError>
     func closeDevice()
     /// Pauses or resumes in the hardware; false when the device cannot.
     func pauseDevice(_ on: Bool) -> Bool

@@ -1,6 +1,9 @@
 import AudioCore
 import AudioOutput
 import FermataCore
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// The playing core: a decoder thread and an output thread joined by a lock-free ring. Actions go in through these
@@ -142,11 +145,18 @@ public final class PlaybackEngine: Sendable {
         eventsContinuation.finish()
     }
 
+    /// What failed and why, in words, for the log (on the events thread, not the output thread: it allocates).
+    static func deviceFault(code: Int32, opening: Bool) -> String {
+        let what = opening ? "opening the device" : "writing to the device"
+        guard code != 0 else { return opening ? "\(what): no error code" : "\(what): no device open" }
+        return "\(what): \(String(cString: strerror(-code))) (error \(-code))"
+    }
+
     private static func translate(_ event: OutputEvent) -> EngineEvent {
         switch event {
         case let .trackAudible(entry, generation): .trackAudible(entry, generation: generation)
         case .ended: .ended
-        case .deviceLost: .deviceLost
+        case let .deviceLost(code, opening): .deviceLost(reason: Self.deviceFault(code: code, opening: opening))
         case .deviceRestored: .deviceRestored
         case .underrun: .underrun
         }

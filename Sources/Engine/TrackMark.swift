@@ -35,7 +35,9 @@ enum OutputEvent: BitwiseCopyable {
     /// The first frame of this entry reached the device, for the `start` of this generation.
     case trackAudible(EntryID, generation: Int)
     case ended
-    case deviceLost
+    /// The device could not be opened (`opening`) or went away while writing; `code`: the sink's negative errno (0:
+    /// none).
+    case deviceLost(code: Int32, opening: Bool)
     case deviceRestored
     case underrun
 }

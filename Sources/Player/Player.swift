@@ -122,8 +122,8 @@ public actor Player: PlayerControl {
         case let .trackAudible(entry, generation): await stepLogged(.trackAudible(entry, generation: generation))
         case .ended: await stepLogged(.ended)
         case let .tempoChanged(tempo): await stepLogged(.tempoChanged(tempo))
-        case .deviceLost:
-            logger.warning("audio device lost or absent; retrying every \(engine.config.deviceRetryMilliseconds) ms")
+        case let .deviceLost(reason):
+            logger.warning("audio device lost or absent (\(reason)); retrying every \(engine.config.deviceRetryMilliseconds) ms")
         case .deviceRestored:
             logger.notice("audio device back; resuming at the same position")
         case .underrun:

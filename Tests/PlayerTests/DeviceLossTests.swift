@@ -54,4 +54,41 @@ import Testing
         engine.shutdown()
         _ = await events.value
     }
+
+    /// The log said "audio device lost or absent" and never why: the sink's error was dropped (`try?`). The event
+    /// now carries what failed and the errno's words, from the real ALSA sink (a PCM alsa-lib does not know) and
+    /// from a write that finds the device gone.
+    @Test func theReasonADeviceIsMissingReachesTheEvent() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.flac")
+        let signal = TestSignal.sweep(frames: 44_100, channels: 2, bits: 16, seed: 33)
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        var config = EngineConfig()
+        config.deviceRetryMilliseconds = 20
+        config.realtimePriority = nil
+        /// The first `deviceLost` event's reason (nil: none within 30 s).
+        func firstLoss(_ sink: sending any AudioSink) async throws -> String? {
+            let engine = PlaybackEngine(sink: sink, config: config)
+            defer { engine.shutdown() }
+            engine.start(PlayableItem(entryID: 1, path: path), atFrame: 0, countIn: nil, generation: 1)
+            return try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask {
+                    for await event in engine.events { if case let .deviceLost(reason) = event { return reason } }
+                    return nil
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(30))
+                    return nil
+                }
+                let first = try await group.next() ?? nil
+                group.cancelAll()
+                return first
+            }
+        }
+        let opening = try await firstLoss(ALSASink(device: "fermata_no_such_pcm"))
+        #expect(opening?.hasPrefix("opening the device: ") == true && opening?.contains("(error ") == true,
+                "\(opening ?? "no event")")
+        let writing = try await firstLoss(MemorySink(capacityBytes: 1 << 20, loseAfterFrames: 4_000))
+        #expect(writing == "writing to the device: No such device (error 19)")
+    }
 }

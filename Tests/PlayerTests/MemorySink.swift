@@ -66,7 +66,7 @@ final class MemorySink: AudioSink {
     func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat {
         if lost && refusals < refusedOpens {
             refusals += 1
-            throw SinkOpenError(device: name, reason: "No such device")
+            throw SinkOpenError(device: name, reason: "No such device", code: -19)
         }
         recording.opened()
         format = requested
@@ -78,10 +78,10 @@ final class MemorySink: AudioSink {
     func close() { isOpen = false }
 
     func write(_ buffer: UnsafeRawPointer, frames: Int) -> SinkWriteResult {
-        guard let format else { return .deviceLost }
+        guard let format else { return .deviceLost(0) }
         if let limit = loseAfterFrames, !lost, framesSeen + frames > limit {
             lost = true
-            return .deviceLost
+            return .deviceLost(-19)  // -ENODEV, as ALSA's write says when a USB DAC is pulled out
         }
         guard recording.append(buffer, count: frames * format.bytesPerFrame) else { return .failed(-28) }
         framesSeen += frames

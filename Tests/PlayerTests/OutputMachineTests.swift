@@ -20,10 +20,10 @@ import Testing
         var pausesInHardware = true
         private(set) var deviceIsOpen = false
 
-        func openDevice(_ format: AudioFormat) -> AudioFormat? {
+        func openDevice(_ format: AudioFormat) -> Result<AudioFormat, SinkOpenError> {
             actions.append(.open(format))
             deviceIsOpen = opens
-            return opens ? format : nil
+            return opens ? .success(format) : .failure(SinkOpenError(device: "hw:9", reason: "busy", code: -16))
         }
 
         func closeDevice() {
@@ -69,8 +69,8 @@ import Testing
         #expect(env.actions == [.emit("underrun")] && machine.phase == .running, "an underrun is recovered in place")
 
         env.actions.removeAll()
-        machine.wrote(.deviceLost, env)
-        #expect(env.actions == [.close, .rewindToReleased, .emit("deviceLost")])
+        machine.wrote(.deviceLost(-19), env)
+        #expect(env.actions == [.close, .rewindToReleased, .emit("deviceLost(code: -19, opening: false)")])
         #expect(machine.phase == .waitingForDevice && machine.published == .waitingForDevice)
 
         env.actions.removeAll()
@@ -98,12 +98,13 @@ import Testing
         let env = Recorder()
         env.opens = false
         let answer = machine.flush(FlushRequest(kind: .drop, format: Self.cd, settleMilliseconds: 0), paused: false, env)
-        #expect(env.actions == [.open(Self.cd), .emit("deviceLost")])
+        #expect(env.actions == [.open(Self.cd), .emit("deviceLost(code: -16, opening: true)")])
         #expect(machine.phase == .waitingForDevice && answer == Self.cd, "the decoder keeps writing at the format")
         // A later start while waiting keeps waiting (the retry timer opens it).
         env.actions.removeAll()
         _ = machine.flush(FlushRequest(kind: .drop, format: Self.cd, settleMilliseconds: 0), paused: false, env)
-        #expect(env.actions == [.open(Self.cd), .emit("deviceLost")] && machine.phase == .waitingForDevice)
+        #expect(env.actions == [.open(Self.cd), .emit("deviceLost(code: -16, opening: true)")]
+                && machine.phase == .waitingForDevice)
     }
 
     @Test func pauseHoldsTheDeviceOrDropsItAndRewinds() {
