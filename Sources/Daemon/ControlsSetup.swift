@@ -53,8 +53,9 @@ public struct ControlsSetup: Sendable {
         return ControlsSetup(profile: profile, note: "controls: board profile \(file)\(state)")
     }
 
-    /// The line `key` was set on, from its recorded origin ("FILE:LINE"), or 0.
+    /// The line of the file `key` was set on, or 0 (a default, a flag).
     private static func line(of key: String, in config: DaemonConfig) -> Int {
-        config.origins[key].flatMap { $0.split(separator: ":").last.flatMap { Int($0) } } ?? 0
+        if case let .file(_, line)? = config.origins[key] { return line }
+        return 0
     }
 }

@@ -152,15 +152,14 @@ public struct DaemonRuntime: Sendable {
     /// The control port's settings from the `[mpd]` section.
     func serverConfiguration() throws -> MPDServerConfiguration {
         // Checked when the configuration was read (`ListenAddress.problem`); empty means no TCP.
-        let tcp = ListenAddress(config.listen).map { MPDServerConfiguration.TCPEndpoint(host: $0.host, port: $0.port) }
+        let tcp = config.listen.map { MPDServerConfiguration.TCPEndpoint(host: $0.host, port: $0.port) }
         let socket = config.socketPath.isEmpty ? nil : config.socketPath
         if let socket {
             try? FileManager.default.createDirectory(atPath: (socket as NSString).deletingLastPathComponent,
                                                      withIntermediateDirectories: true)
         }
-        let defaults = Permission(list: config.defaultPermissions.joined(separator: ",")) ?? .all
         let session = SessionConfig(passwords: config.password.isEmpty ? [:] : [config.password: .all],
-                                    defaultPermissions: defaults)
+                                    defaultPermissions: config.defaultPermissions)
         return MPDServerConfiguration(tcp: tcp, unixSocketPath: socket, maxConnections: config.maxConnections,
                                       connectionTimeout: .seconds(Int64(config.connectionTimeout)), session: session)
     }

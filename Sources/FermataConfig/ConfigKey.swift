@@ -40,13 +40,14 @@ struct ConfigKey: Sendable {
             number("playback.checkpoint_interval", \.checkpointInterval, 0.2...3600, "Seconds between position saves while playing."),
             boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
             boolean("practice.remember", \.practiceRemember, "Returning to a track restores its last A-B loop and tempo."),
-            text("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).") {
-                $0.isEmpty ? nil : ListenAddress.problem($0)
+            parsed("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).",
+                   problem: { $0.isEmpty ? nil : ListenAddress.problem($0) }, show: { $0?.description ?? "" }) {
+                // Empty: no TCP (`.some(nil)`); an unusable address: refused (`nil`, not wrapped).
+                $0.isEmpty ? .some(nil) : ListenAddress($0).map { .some($0) }
             },
             text("mpd.socket", \.socketPath, "Unix socket for MPD clients and the fermata CLI (empty: none)."),
             text("mpd.password", \.password, "Password clients send with `password` (empty: none)."),
-            strings("mpd.default_permissions", \.defaultPermissions, ["read", "add", "control", "admin"],
-                    "Permissions without a password."),
+            permissions("mpd.default_permissions", \.defaultPermissions, "Permissions without a password."),
             integer("mpd.max_connections", \.maxConnections, 1...1024, "Simultaneous MPD clients."),
             integer("mpd.connection_timeout", \.connectionTimeout, 1...86400, "Seconds before an idle (non-`idle`) client is closed."),
             text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from /proc/device-tree/model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
@@ -83,12 +84,40 @@ struct ConfigKey: Sendable {
         _ name: String, _ path: WritableKeyPath<DaemonConfig, Value> & Sendable, _ help: String, problem: String,
         show: @escaping @Sendable (Value) -> String, _ parse: @escaping @Sendable (String) -> Value?
     ) -> ConfigKey {
+        parsed(name, path, help, problem: { _ in problem }, show: show, parse)
+    }
+
+    /// A key whose quoted text `parse` turns into a typed value; `problem` says what is wrong with a text `parse`
+    /// refuses.
+    static func parsed<Value: Sendable>(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Value> & Sendable, _ help: String,
+        problem: @escaping @Sendable (String) -> String?, show: @escaping @Sendable (Value) -> String,
+        _ parse: @escaping @Sendable (String) -> Value?
+    ) -> ConfigKey {
         ConfigKey(name: name, help: help, apply: { config, value in
             guard case let .string(s) = value else { return "must be a quoted string" }
-            guard let parsed = parse(s) else { return problem }
+            guard let parsed = parse(s) else { return problem(s) ?? "is not a usable value" }
             config[keyPath: path] = parsed
             return nil
         }, current: { "\"" + show($0[keyPath: path]) + "\"" }, parseFlag: { .string($0) })
+    }
+
+    /// MPD's permission names as an array (`["read", "add"]`), typed as `Permission`; an empty array is no
+    /// permission at all.
+    static func permissions(
+        _ name: String, _ path: WritableKeyPath<DaemonConfig, Permission> & Sendable, _ help: String
+    ) -> ConfigKey {
+        let options = Permission.names.map(\.0)
+        return ConfigKey(name: name, help: help + " Any of: " + options.joined(separator: ", ") + ".",
+                         apply: { config, value in
+            guard case let .strings(items) = value else { return "must be an array of strings like [\"read\"]" }
+            if let bad = items.first(where: { !options.contains($0) }) { return "unknown value \"\(bad)\"" }
+            guard let permission = Permission(list: items.joined(separator: ",")) else { return "unknown value" }
+            config[keyPath: path] = permission
+            return nil
+        }, current: { config in "[" + Permission.names.filter { config[keyPath: path].contains($0.1) }
+                .map { "\"\($0.0)\"" }.joined(separator: ", ") + "]" },
+        parseFlag: { .strings($0.split(separator: ",").map(String.init)) })
     }
 
     static func integer(
@@ -125,17 +154,5 @@ struct ConfigKey: Sendable {
             config[keyPath: path] = b
             return nil
         }, current: { "\($0[keyPath: path])" }, parseFlag: { Bool($0).map(ConfigValue.boolean) ?? .string($0) })
-    }
-
-    static func strings(
-        _ name: String, _ path: WritableKeyPath<DaemonConfig, [String]> & Sendable, _ options: [String], _ help: String
-    ) -> ConfigKey {
-        ConfigKey(name: name, help: help + " Any of: " + options.joined(separator: ", ") + ".", apply: { config, value in
-            guard case let .strings(items) = value else { return "must be an array of strings like [\"read\"]" }
-            if let bad = items.first(where: { !options.contains($0) }) { return "unknown value \"\(bad)\"" }
-            config[keyPath: path] = items
-            return nil
-        }, current: { "[" + $0[keyPath: path].map { "\"\($0)\"" }.joined(separator: ", ") + "]" },
-        parseFlag: { .strings($0.split(separator: ",").map(String.init)) })
     }
 }

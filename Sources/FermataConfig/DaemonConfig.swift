@@ -25,10 +25,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var checkpointInterval = 2.0
     public var scanOnStart = false
     public var practiceRemember = true
-    public var listen = "127.0.0.1:6600"
+    /// `mpd.listen`: the TCP address for MPD clients (nil: no TCP).
+    public var listen: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 6600)
     public var socketPath = "/run/fermata/mpd.sock"
     public var password = ""
-    public var defaultPermissions = ["read", "add", "control", "admin"]
+    /// `mpd.default_permissions`: what a client may do before it sends a password.
+    public var defaultPermissions = Permission.all
     public var maxConnections = 100
     public var connectionTimeout = 60
     public var logLevel = LogLevel.info
@@ -45,8 +47,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var outputs: [OutputConfig] = []
     /// `[cards]` and the `[card-ID]` sections.
     public var cards = CardsConfig()
-    /// Key → "default", "FILE:LINE" or "--flag".
-    public var origins: [String: String] = [:]
+    /// Key → where its value came from (no entry: the default).
+    public var origins: [String: ConfigOrigin] = [:]
 
     public init() {}
 
@@ -88,7 +90,7 @@ public struct DaemonConfig: Sendable, Equatable {
             if let problem = key.apply(&config, entry.value) {
                 throw ConfigError(file: file, line: entry.line, key: entry.qualifiedKey, message: problem)
             }
-            config.origins[key.name] = "\(file):\(entry.line)"
+            config.origins[key.name] = .file(file, line: entry.line)
         }
         return config
     }
@@ -101,14 +103,14 @@ public struct DaemonConfig: Sendable, Equatable {
         if let problem = key.apply(&self, key.parseFlag(text)) {
             throw ConfigError(file: flag, line: 0, key: keyName, message: problem)
         }
-        origins[keyName] = flag
+        origins[keyName] = .flag(flag)
     }
 
     /// Every key with its effective value and origin (for `fermata config show`): the fixed keys in documented order,
     /// then each `[output-NAME]` section's keys, then the controls overrides as written (the board profile fills the
     /// rest when the daemon starts).
     public func effectiveValues() -> [(key: String, value: String, origin: String)] {
-        var rows = ConfigKey.all.map { ($0.name, $0.current(self), origins[$0.name] ?? "default") }
+        var rows = ConfigKey.all.map { ($0.name, $0.current(self), (origins[$0.name] ?? .defaultValue).description) }
         for output in outputs {
             func row(_ key: String, _ value: String) -> (String, String, String) {
                 (OutputConfig.prefix + output.name + "." + key, value, output.keyOrigins[key] ?? "default")

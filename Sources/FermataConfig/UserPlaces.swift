@@ -35,7 +35,7 @@ public enum UserPlaces {
         func set(_ key: String, _ value: String?, _ path: WritableKeyPath<DaemonConfig, String>) {
             guard config.origins[key] == nil, let value else { return }
             config[keyPath: path] = value
-            config.origins[key] = "per-user default"
+            config.origins[key] = .perUserDefault
         }
         set("paths.state", stateDirectory(environment), \.stateDirectory)
         set("mpd.socket", socketPath(environment), \.socketPath)

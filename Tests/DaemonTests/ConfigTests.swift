@@ -31,7 +31,7 @@ import TestSupport
     @Test func noFileMeansDefaults() throws {
         let config = try DaemonConfig.load(file: "/nonexistent/fermata.toml", required: false)
         #expect(config == DaemonConfig())
-        #expect(config.listen == "127.0.0.1:6600")
+        #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 6600))
         #expect(config.checkpointInterval == 2)
     }
 
@@ -54,8 +54,8 @@ import TestSupport
         #expect(config.periodMilliseconds == 10)
         #expect(config.repeatMode == .queue)
         #expect(config.checkpointInterval == 1.5)
-        #expect(config.defaultPermissions == ["read", "control"])
-        #expect(config.origins["audio.period_ms"]?.hasSuffix("fermata.toml:6") == true)
+        #expect(config.defaultPermissions == [.read, .control])
+        #expect(config.origins["audio.period_ms"]?.description.hasSuffix("fermata.toml:6") == true)
         #expect(config.effectiveValues().first { $0.key == "paths.state" }?.origin == "default")
     }
 
@@ -131,7 +131,7 @@ import TestSupport
         var config = try load("[playback]\nresume = \"paused\"\n")
         try config.override("playback.resume", with: "off", flag: "--resume")
         #expect(config.resume == .off)
-        #expect(config.origins["playback.resume"] == "--resume")
+        #expect(config.origins["playback.resume"] == .flag("--resume"))
         #expect(throws: ConfigError.self) { try config.override("playback.checkpoint_interval", with: "soon", flag: "--checkpoint-interval") }
         #expect(throws: ConfigError.self) { try config.override("paths.state", with: "", flag: "--state") }
     }

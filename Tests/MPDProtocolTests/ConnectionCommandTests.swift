@@ -1,3 +1,4 @@
+import FermataCore
 import MPDProtocol
 import MPDTestSupport
 import Testing

@@ -1,3 +1,5 @@
+import FermataCore
+
 /// What one handler invocation gets and gives: the arguments, the backend, the connection's settings (which
 /// `password`, `tagtypes` and `binarylimit` change), the response body (capped at what the client may still be
 /// sent; loops printing many entries stop once `response.isFull`) and what the connection should do next.

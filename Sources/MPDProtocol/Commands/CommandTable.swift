@@ -1,3 +1,5 @@
+import FermataCore
+
 /// The command table as data, sorted by name (byte order) for binary search, as in MPD's `AllCommands.cxx`.
 /// `commands` and `notcommands` derive from it and the client's permissions. A test keeps it sorted and unique.
 ///

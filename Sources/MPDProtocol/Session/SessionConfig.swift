@@ -1,3 +1,5 @@
+import FermataCore
+
 /// Per-server protocol settings shared by all connections: passwords, default permissions, protocol limits.
 ///
 /// Immutable once the server runs; a plain value.

@@ -14,7 +14,8 @@ public struct Permission: OptionSet, Sendable, Hashable, CustomStringConvertible
     public static let none: Permission = []
     public static let all: Permission = [.read, .add, .control, .admin]
 
-    private static let names: [(String, Permission)] = [
+    /// The names, in MPD's order.
+    public static let names: [(String, Permission)] = [
         ("read", .read), ("add", .add), ("control", .control), ("admin", .admin),
     ]
 
