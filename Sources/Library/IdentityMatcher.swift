@@ -30,14 +30,34 @@ struct IdentityMatcher {
         var oldFingerprint: String?
     }
 
+    /// A `missing_identity` row as `reattach` reads it.
+    private struct MissingIdentityRecord: Decodable, FetchableRecord {
+        static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+        var id: Int64
+        var fingerprint: String
+        var lastPath: String
+    }
+
+    /// A `track` row added by this scan whose fingerprint is a missing identity's, as `reattach` reads it.
+    private struct FreshTrackRecord: Decodable, FetchableRecord {
+        static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+        var id: Int64
+        var path: String
+        var identityId: Int64
+        var fingerprint: String
+    }
+
     /// Re-attaches identities; returns how many files got a missing identity back.
     func reattach(changes: [ScanWriter.FingerprintChange]) throws -> Int {
         try pool.write { db in
             var missing: [String: [Missing]] = [:]
-            let rows = try Row.fetchCursor(
+            let missingIdentities = try MissingIdentityRecord.fetchCursor(
                 db, sql: "SELECT id, fingerprint, last_path FROM missing_identity ORDER BY id")
-            while let row = try rows.next() {
-                missing[row[1], default: []].append(Missing(id: row[0], lastPath: row[2]))
+            while let identity = try missingIdentities.next() {
+                missing[identity.fingerprint, default: []].append(
+                    Missing(id: identity.id, lastPath: identity.lastPath))
             }
             guard !missing.isEmpty else { return 0 }
             var candidates: [String: [Candidate]] = [:]
@@ -46,13 +66,13 @@ struct IdentityMatcher {
                     trackID: change.trackID, path: change.path, identityID: change.identityID,
                     oldFingerprint: change.oldFingerprint))
             }
-            let fresh = try Row.fetchCursor(db, sql: """
+            let fresh = try FreshTrackRecord.fetchCursor(db, sql: """
                 SELECT id, path, identity_id, fingerprint FROM track
                 WHERE id > ? AND fingerprint IN (SELECT fingerprint FROM missing_identity) ORDER BY path
                 """, arguments: [lastTrackBefore])
-            while let row = try fresh.next() {
-                candidates[row[3], default: []].append(
-                    Candidate(trackID: row[0], path: row[1], identityID: row[2], oldFingerprint: nil))
+            while let track = try fresh.next() {
+                candidates[track.fingerprint, default: []].append(Candidate(
+                    trackID: track.id, path: track.path, identityID: track.identityId, oldFingerprint: nil))
             }
             var restored = 0
             for (fingerprint, identities) in missing {

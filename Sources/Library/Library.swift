@@ -72,9 +72,12 @@ public final class Library: Sendable {
     /// Files rejected or repaired, and parts of the tree not entered, as of the last scan.
     public func issues() async throws -> [ScanIssue] {
         try await database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT path, kind, reason FROM scan_issue ORDER BY path, kind")
-            return rows.compactMap { row in
-                ScanIssue.Kind(rawValue: row[1]).map { ScanIssue(path: row[0], kind: $0, reason: row[2]) }
+            let records = try ScanIssueRecord.fetchAll(
+                db, sql: "SELECT path, kind, reason FROM scan_issue ORDER BY path, kind")
+            return records.compactMap { record in
+                ScanIssue.Kind(rawValue: record.kind).map {
+                    ScanIssue(path: record.path, kind: $0, reason: record.reason)
+                }
             }
         }
     }
@@ -214,4 +217,12 @@ public final class Library: Sendable {
         else { throw LibraryError.noSuchTrack(path) }
         return id
     }
+}
+
+/// A `scan_issue` row as `Library.issues()` reads it; `kind` is a `ScanIssue.Kind` raw value (one this version does not
+/// know is skipped).
+private struct ScanIssueRecord: Decodable, FetchableRecord {
+    var path: String
+    var kind: String
+    var reason: String
 }

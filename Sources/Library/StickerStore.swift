@@ -13,9 +13,10 @@ enum StickerStore {
 
     static func stickers(_ db: Database, identity: Int64) throws -> [String: String] {
         var result: [String: String] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT name, value FROM sticker WHERE identity_id = ? ORDER BY name",
-                                    arguments: [identity]) {
-            result[row[0]] = row[1]
+        for sticker in try StickerRecord.fetchAll(
+            db, sql: "SELECT name, value FROM sticker WHERE identity_id = ? ORDER BY name", arguments: [identity]
+        ) {
+            result[sticker.name] = sticker.value
         }
         return result
     }
@@ -28,4 +29,10 @@ enum StickerStore {
             WHERE sticker.name = ? AND \(condition) ORDER BY track.path
             """, arguments: [name] + arguments).map { ($0[0], $0[1]) }
     }
+}
+
+/// A `sticker` row's name and value, as `StickerStore.stickers` reads them.
+private struct StickerRecord: Decodable, FetchableRecord {
+    var name: String
+    var value: String
 }

@@ -44,20 +44,21 @@ public struct PracticeStore: Sendable {
     /// Every track practised from `firstDay` to `lastDay` (inclusive), with its loop regions, most practised first.
     func tracks(from firstDay: String, to lastDay: String) async throws -> [PracticeTrackTime] {
         try await database.pool.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT subject, max(identity_id), max(path), loop_start_ms, loop_end_ms, total(seconds)
+            let groups = try PracticeTimeGroupRecord.fetchAll(db, sql: """
+                SELECT subject, max(identity_id) AS identity_id, max(path) AS path, loop_start_ms, loop_end_ms,
+                    total(seconds) AS seconds
                 FROM practice_time WHERE day BETWEEN ? AND ?
                 GROUP BY subject, loop_start_ms, loop_end_ms
                 """, arguments: [firstDay, lastDay])
             var tracks: [String: PracticeTrackTime] = [:]
-            for row in rows {
-                let subject: String = row[0]
+            for group in groups {
+                let subject = group.subject
                 if tracks[subject] == nil {
-                    tracks[subject] = try Self.describe(db, identity: row[1], lastPath: row[2])
+                    tracks[subject] = try Self.describe(db, identity: group.identityId, lastPath: group.path)
                 }
-                let seconds: Double = row[5]
+                let seconds = group.seconds
                 tracks[subject]?.seconds += seconds
-                let (start, end): (Int64, Int64) = (row[3], row[4])
+                let (start, end) = (group.loopStartMs, group.loopEndMs)
                 if start >= 0 && end > start {
                     tracks[subject]?.loops.append(PracticeLoopTime(startSeconds: Double(start) / 1000,
                                                                    endSeconds: Double(end) / 1000, seconds: seconds))
@@ -75,11 +76,11 @@ public struct PracticeStore: Sendable {
     func memory(path: String) async throws -> TrackMemory? {
         try await database.pool.read { db in
             let (subject, _) = try Self.subject(db, path: path)
-            guard let row = try Row.fetchOne(db, sql: """
+            guard let saved = try PracticeMemoryRecord.fetchOne(db, sql: """
                 SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent FROM practice_memory WHERE subject = ?
                 """, arguments: [subject]) else { return nil }
-            var memory = TrackMemory(loopCount: row[2], tempoPercent: row[3])
-            if let start: Int64 = row[0], let end: Int64 = row[1], end > start {
+            var memory = TrackMemory(loopCount: saved.loopCount, tempoPercent: saved.tempoPercent)
+            if let start = saved.loopStartMs, let end = saved.loopEndMs, end > start {
                 memory.loop = .init(start: start, end: end)
             }
             return memory
@@ -109,14 +110,48 @@ public struct PracticeStore: Sendable {
 
     /// The track's current path and tags (the last path played under when the library no longer has it).
     static func describe(_ db: Database, identity: Int64?, lastPath: String) throws -> PracticeTrackTime {
-        let row = if let identity {
-            try Row.fetchOne(db, sql: """
+        let track = if let identity {
+            try PracticeTrackRecord.fetchOne(db, sql: """
                 SELECT path, title, artist FROM track WHERE identity_id = ? ORDER BY path LIMIT 1
                 """, arguments: [identity])
         } else {
-            try Row.fetchOne(db, sql: "SELECT path, title, artist FROM track WHERE path = ?", arguments: [lastPath])
+            try PracticeTrackRecord.fetchOne(
+                db, sql: "SELECT path, title, artist FROM track WHERE path = ?", arguments: [lastPath])
         }
-        guard let row else { return PracticeTrackTime(file: lastPath, seconds: 0) }
-        return PracticeTrackTime(file: row[0], title: row[1], artist: row[2], seconds: 0)
+        guard let track else { return PracticeTrackTime(file: lastPath, seconds: 0) }
+        return PracticeTrackTime(file: track.path, title: track.title, artist: track.artist, seconds: 0)
     }
+}
+
+/// One group of `PracticeStore.tracks(from:to:)`'s `practice_time` aggregate: a subject's seconds in one loop region
+/// (`-1`/`-1`: no loop), with its identity and the path it was last played under.
+private struct PracticeTimeGroupRecord: Decodable, FetchableRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+    var subject: String
+    /// `max(identity_id)`: nil for a file the library does not know.
+    var identityId: Int64?
+    /// `max(path)`.
+    var path: String
+    var loopStartMs: Int64
+    var loopEndMs: Int64
+    /// `total(seconds)`.
+    var seconds: Double
+}
+
+/// A `practice_memory` row as `PracticeStore.memory(path:)` reads it (the loop ends in milliseconds).
+private struct PracticeMemoryRecord: Decodable, FetchableRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+    var loopStartMs: Int64?
+    var loopEndMs: Int64?
+    var loopCount: Int?
+    var tempoPercent: Int
+}
+
+/// The `track` columns `PracticeStore.describe` reads: path and tags.
+private struct PracticeTrackRecord: Decodable, FetchableRecord {
+    var path: String
+    var title: String?
+    var artist: String?
 }
