@@ -138,16 +138,18 @@ final class Daemon: Sendable {
     /// The queue's files, in order.
     func queue() async throws -> [String] { try await ok("playlistinfo").all("file") }
 
-    /// Polls `status` (every 20 ms, up to `seconds`) until `predicate` holds; returns that status, or the last one
-    /// read.
+    /// Polls `status` (every 20 ms, up to `seconds`) until `predicate` holds; returns that status, or the first one
+    /// asked for at or after the deadline. A reply that arrives late (a loaded machine kept this task waiting past
+    /// the deadline) ends nothing: the wait ends on a reading asked for after the deadline, so a failure means the
+    /// daemon still did not meet the condition then — not that the first reading, taken at once, was stale.
     func status(within seconds: Double = 5, until predicate: (MPDReply) -> Bool) async throws -> MPDReply {
         let deadline = Date().addingTimeInterval(seconds)
-        var reply = try await status()
-        while !predicate(reply) && Date() < deadline {
+        while true {
+            let asked = Date()
+            let reply = try await status()
+            if predicate(reply) || asked >= deadline { return reply }
             try await Task.sleep(for: .milliseconds(20))
-            reply = try await status()
         }
-        return reply
     }
 
     /// While a song plays: pauses, then seeks to `seconds` while paused, and waits until the paused position is
