@@ -11,7 +11,7 @@ public struct BoardProfile: Sendable, Equatable {
     public var id = ""
     /// Human name, e.g. `Raspberry Pi 4 Model B`.
     public var name = ""
-    /// Prefixes of /proc/device-tree/model that select this profile automatically.
+    /// Prefixes of the device tree's model (`modelFile`) that select this profile automatically.
     public var models: [String] = []
     /// The ALSA PCM to use when the configuration names none.
     public var alsaDevice = "default"
@@ -60,12 +60,17 @@ public struct BoardProfile: Sendable, Equatable {
         return directories.map { $0 + "/" + name }.first { FileManager.default.fileExists(atPath: $0) }
     }
 
-    /// Where the kernel names the machine (a device-tree board; absent on a PC).
-    public static let modelFile = "/proc/device-tree/model"
+    /// Where the kernel names the machine (a device-tree board; absent on a PC). The device tree in sysfs, not its
+    /// `/proc/device-tree` link: the shipped unit's `ProcSubset=pid` hides that one, and `board = "auto"` found no
+    /// profile under systemd (the board lab's hardened scenario).
+    public static let modelFile = "/sys/firmware/devicetree/base/model"
 
-    /// The machine's name as the device tree spells it, without the trailing NUL and blanks.
+    /// The machine's name as the device tree spells it, without the NULs, newlines and blanks around it. Plain
+    /// Swift: the arm64 build's `trimmingCharacters(in: CharacterSet(charactersIn: "\0\n "))` trimmed nothing, and
+    /// fermatad crashed (SIGSEGV) formatting a model no profile matched (the board lab, under qemu-aarch64).
     public static func machineName(_ model: String) -> String {
-        model.trimmingCharacters(in: CharacterSet(charactersIn: "\0\n "))
+        let blank: Set<Character> = ["\0", "\n", "\r", " ", "\t"]
+        return String(model.drop { blank.contains($0) }.reversed().drop { blank.contains($0) }.reversed())
     }
 
     /// The first of `directories` (in order: `directories` by default, the owner's `/etc/fermata/boards` before the

@@ -11,7 +11,7 @@ public struct ControlsSetup: Sendable {
     /// What was chosen and why, for the start-up log.
     public var note: String
 
-    /// Resolves `config.board`: `off`, `auto` (the profile whose `model` prefixes match /proc/device-tree/model, in
+    /// Resolves `config.board`: `off`, `auto` (the profile whose `model` prefixes match the device tree's model, in
     /// `directories`), a profile name looked up in `directories`, or a path.
     public static func resolve(_ config: DaemonConfig, directories: [String] = BoardProfile.directories,
                                model: String? = nil) throws(ConfigError) -> ControlsSetup {

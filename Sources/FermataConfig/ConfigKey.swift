@@ -50,7 +50,7 @@ struct ConfigKey: Sendable {
             permissions("mpd.default_permissions", \.defaultPermissions, "Permissions without a password."),
             integer("mpd.max_connections", \.maxConnections, 1...1024, "Simultaneous MPD clients."),
             integer("mpd.connection_timeout", \.connectionTimeout, 1...86400, "Seconds before an idle (non-`idle`) client is closed."),
-            text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from /proc/device-tree/model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
+            text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from the device tree's model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },
             text("system.poweroff_request", \.poweroffRequest, "File the `shutdown` control action creates; deploy/'s fermata-poweroff.path unit powers the board off when it appears (empty: the action is only logged)."),

@@ -23,7 +23,7 @@ struct GPIOMonitorCommand: AsyncParsableCommand {
         commandName: "monitor",
         abstract: "Show live button and encoder events (wiring check).",
         discussion: """
-        Uses the board profile (--board, else the one matching /proc/device-tree/model in /etc/fermata/boards, \
+        Uses the board profile (--board, else the one matching the device tree's model in /etc/fermata/boards, \
         /usr/share/fermata/boards or ./boards) with the controls sections of --config applied on top. Each output \
         line is: seconds since start, the kind (ready, edge, button, gesture, encoder, chord, action, player) and \
         the details. Stop with Ctrl-C or --duration.

@@ -23,11 +23,11 @@ struct Fermatad: AsyncParsableCommand {
     @Option(help: "Seconds between position saves while playing.") var checkpointInterval: String?
     @Option(help: "Board profile for the buttons and encoder: auto, off, a profile name or a path.") var board: String?
     @Flag(help: "Print the documented default configuration and exit.") var printDefaultConfig = false
-    @Flag(help: ArgumentHelp("Print the board profile matching this machine's /proc/device-tree/model and exit "
+    @Flag(help: ArgumentHelp("Print the board profile matching this machine's device-tree model and exit "
         + "(status 1 when none matches). deploy/install.sh asks this.")) var detectBoard = false
     @Option(help: ArgumentHelp("With --detect-board: the profiles' folder (default: the installed ones).",
                                valueName: "dir")) var boards: String?
-    @Option(help: ArgumentHelp("With --detect-board: the model file (default /proc/device-tree/model).",
+    @Option(help: ArgumentHelp("With --detect-board: the model file (default /sys/firmware/devicetree/base/model).",
                                valueName: "file")) var modelFile: String?
 
     func run() async throws {

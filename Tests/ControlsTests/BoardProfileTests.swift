@@ -68,6 +68,13 @@ import Testing
         #expect(BoardProfile.directories.first == "/etc/fermata/boards", "the default search puts the owner's first")
     }
 
+    @Test func theMachineNameLosesTheNULsAndBlanksAroundIt() {
+        #expect(BoardProfile.machineName("Raspberry Pi 4 Model B Rev 1.5\0") == "Raspberry Pi 4 Model B Rev 1.5")
+        #expect(BoardProfile.machineName(" \nXunlong Orange Pi PC Plus\0\0\n") == "Xunlong Orange Pi PC Plus")
+        #expect(BoardProfile.machineName("\0\0") == "" && BoardProfile.machineName("linux,dummy-virt") == "linux,dummy-virt")
+        #expect(BoardProfile.modelFile.hasPrefix("/sys/"), "the unit's ProcSubset=pid hides /proc/device-tree")
+    }
+
     @Test func boardKeyNamesTheProfileFile() throws {
         #expect(BoardProfile.file(for: "rpi-5", in: ["/nonexistent", Replay.boards]) == Replay.boards + "/rpi-5.toml")
         #expect(BoardProfile.file(for: Replay.boards + "/rpi-4.toml") == Replay.boards + "/rpi-4.toml")
