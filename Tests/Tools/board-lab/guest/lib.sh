@@ -32,14 +32,15 @@ wait_for() {
 # lab_debs: the --deb files in the order given (paths in the guest).
 lab_debs() { [ -s "$L/debs/ORDER" ] && sed "s|^|$L/debs/|" "$L/debs/ORDER"; }
 lab_deb() { lab_debs | sed -n "${1}p"; }   # lab_deb N: the Nth
-# lab_install FILE: apt-get install it offline (the image holds its dependencies; the guest's network reaches nothing
-# but the host's forwarded port, so a dependency missing from the image fails the install); RESULT with its time.
-# (Not --no-download: apt 3.0 then refuses a local .deb, "Internal Error, Pathname to install is not absolute".)
+# lab_install FILE [APT-OPTION...]: apt-get install it offline (the image holds its dependencies; the guest's network
+# reaches nothing but the host's forwarded port, so a dependency missing from the image fails the install); RESULT
+# with its time. Standard input is /dev/null (the runner's): a dpkg conffile prompt fails the install instead of
+# waiting. (Not --no-download: apt 3.0 then refuses a local .deb, "Internal Error, Pathname to install is not absolute".)
 lab_install() {
-    local deb=$1 t0 rc
+    local deb=$1 t0 rc; shift
     t0=$(uptime_s)
-    echo "board-lab: apt-get install $deb"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Use-Pty=0 "$deb" 2>&1 | tail -15
+    echo "board-lab: apt-get install${*:+ $*} $deb"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Use-Pty=0 "$@" "$deb" </dev/null 2>&1 | tail -15
     rc=${PIPESTATUS[0]}
     result "install.$(basename "$deb" .deb)=$([ $rc = 0 ] && echo ok || echo FAIL) install_s=$(awk -v a="$t0" -v b="$(uptime_s)" 'BEGIN { printf "%.1f", b - a }')"
     return $rc
@@ -127,6 +128,13 @@ gpio_sim_setup() {
     wait_for 20 test -c "/dev/$chip"   # (not `udevadm settle`: under TCG it waits ~20 s for unrelated events)
     result "gpio_sim=ok gpio_sim_chip=/dev/$chip" >&2
     echo "/dev/$chip"
+}
+
+# gpio_sim_pull CHIP OFFSET pull-up|pull-down: sets the simulated line's pull from sysfs, as a button wired to ground
+# (active-low) is released or pressed; the consumer's bias request sets the same attribute.
+gpio_sim_pull() {
+    local f; f=$(ls -d /sys/devices/platform/gpio-sim.*/"$(basename "$1")/sim_gpio$2" 2>/dev/null | head -1)
+    [ -n "$f" ] && echo "$3" > "$f/pull"
 }
 
 # --- A unit's sandbox, seen from inside -------------------------------------------------------------------------------
