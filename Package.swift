@@ -3,12 +3,17 @@
 // tools 6.2, GRDB 7.10 and swift-nio 2.101 6.1; Debian 13's packaged Swift 6.0.3 cannot resolve them.
 // Fermata: a headless, gapless jukebox for single-board computers.
 //
-// Module graph (one-way; README "Layout" says what each holds):
-//   AudioCore ← FermataCore ← Decoders ← Engine ← Player ← Daemon ← fermatad
-//   AudioCore ← AudioOutput ← Engine                  DatabaseFile ← Library ← StateDatabase ← Practice ← Daemon
-//   Player ← StateDatabase                            StateDatabase ← Daemon
-//   FermataCore ← MPDProtocol ← MPDServer ← Daemon    FermataConfig ← Controls ← Daemon
-//   fermata (CLI) ← Engine, Player, Controls, FermataConfig
+// Module graph (one-way, by layer; the targets below come in this order; README "Layout" says what each holds):
+//   C          Sources/C: system libraries (CALSA, CFLAC, …: module maps over Debian's -dev packages) and our C
+//              shims (C…Shim: code Swift cannot write or import: ioctl macros, O_DIRECT, SoundTouch's C++, dlopen)
+//   core       AudioCore ← FermataCore
+//   media      FermataCore ← Decoders ← Engine;  AudioCore ← AudioOutput ← Engine
+//   player     Engine ← Player
+//   storage    DatabaseFile ← Library ← StateDatabase ← Practice;  Player ← StateDatabase
+//   protocol   FermataCore ← MPDProtocol ← MPDServer
+//   controls   FermataCore ← FermataConfig ← Controls
+//   programs   Daemon (all of the above) ← fermatad;  fermata (CLI) ← Engine, Player, Controls, FermataConfig
+//   benchmarks Sources/Benchmarks: one program per figure family in the README
 import PackageDescription
 
 /// The installed programs' LOAD segments are aligned to 16 KiB, so they also run on kernels with 16 KiB pages
@@ -16,6 +21,246 @@ import PackageDescription
 let boardPageAlignment: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "-z", "-Xlinker", "max-page-size=16384",
                   "-Xlinker", "-z", "-Xlinker", "common-page-size=16384"]),
+]
+
+// MARK: C — system libraries (the Debian -dev package in `providers`) and our shims
+
+let cTargets: [Target] = [
+    .systemLibrary(name: "CALSA", path: "Sources/C/CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+    .systemLibrary(name: "CFLAC", path: "Sources/C/CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
+    .systemLibrary(name: "CVorbis", path: "Sources/C/CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
+    .systemLibrary(name: "CGPIOD", path: "Sources/C/CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
+    .systemLibrary(name: "CSoxr", path: "Sources/C/CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
+    .systemLibrary(name: "CMPG123", path: "Sources/C/CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
+    .systemLibrary(name: "COpusFile", path: "Sources/C/COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
+    // FFmpeg's demuxer and AAC/ALAC decoders, loaded with dlopen (optional on a board): built against the headers of
+    // libavformat-dev and libavcodec-dev, linked against nothing of FFmpeg.
+    .target(name: "CAVShim", path: "Sources/C/CAVShim", linkerSettings: [.linkedLibrary("dl")]),
+    // SoundTouch's tempo change behind a C interface (SoundTouch has only a C++ API).
+    .target(name: "CTimeStretchShim", path: "Sources/C/CTimeStretchShim",
+            linkerSettings: [.linkedLibrary("SoundTouch"), .linkedLibrary("stdc++")]),
+    // eSpeak NG for spoken announcements, behind three C calls.
+    .target(name: "CSpeechShim", path: "Sources/C/CSpeechShim", linkerSettings: [.linkedLibrary("espeak-ng")]),
+    // Thread names, a monotonic semaphore wait, malloc_trim: what the threads need that Swift cannot call directly.
+    .target(name: "CThreadShim", path: "Sources/C/CThreadShim"),
+    // O_DIRECT, which Swift's Glibc module leaves out (the position checkpoint file).
+    .target(name: "CFileShim", path: "Sources/C/CFileShim"),
+    // libgpiod v1 and v2 behind one C interface.
+    .target(name: "CGPIOShim", dependencies: ["CGPIOD"], path: "Sources/C/CGPIOShim"),
+    // The evdev ioctls (EVIOCGRAB, EVIOCGNAME, ...: macros Swift cannot import), inotify and epoll; no library.
+    .target(name: "CEvdevShim", path: "Sources/C/CEvdevShim"),
+]
+
+// MARK: core — values every layer shares
+
+let coreTargets: [Target] = [
+    // Formats, the lock-free PCM ring, track marks, gain and crossfade maths. No Foundation.
+    .target(name: "AudioCore", dependencies: ["CThreadShim"]),
+    // Domain values and the control contract shared by every front end.
+    .target(name: "FermataCore", dependencies: ["AudioCore"]),
+]
+
+// MARK: media — decoding and the playing core
+
+let mediaTargets: [Target] = [
+    // FLAC, Ogg Vorbis, Opus, MP3, AAC/ALAC (MP4) and WAV decoders behind one contract; tag readers beside them.
+    .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis", "CMPG123", "COpusFile", "CAVShim"]),
+    // ALSA and paced-null sinks behind `AudioSink`.
+    .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
+    // The playing core: decoder and output threads around two state machines; no Foundation, no logging.
+    .target(name: "Engine", dependencies: ["AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretchShim"]),
+]
+
+// MARK: player — the queue and the modes, a reducer over the engine
+
+let playerTargets: [Target] = [
+    // `PlayerState` and its reducer, driven by the `Player` actor; announcements through eSpeak.
+    .target(
+        name: "Player",
+        dependencies: [
+            "AudioCore", "FermataCore", "Decoders", "Engine", "CSpeechShim",
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+]
+
+// MARK: storage — the one SQLite file
+
+let storageTargets: [Target] = [
+    // The state database file: its connections and settings, the migration runner, the schema each module adds.
+    .target(name: "DatabaseFile", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
+    // The music library: its tables and migrations, the scanner (Scanner/), search, custom metadata.
+    .target(
+        name: "Library",
+        dependencies: [
+            "AudioCore", "FermataCore", "Decoders", "DatabaseFile",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // The state database beside the library's tables: queue, player state, outputs, the practice tables' schema,
+    // the position checkpoint file, the migrations of all of them.
+    .target(
+        name: "StateDatabase",
+        dependencies: [
+            "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "DatabaseFile", "Library", "CFileShim",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // Practice statistics: what counts as practice, the tally by day and subject, the recorder and its store.
+    .target(
+        name: "Practice",
+        dependencies: [
+            "FermataCore", "DatabaseFile", "StateDatabase",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+]
+
+// MARK: protocol — MPD's, without and with I/O
+
+let protocolTargets: [Target] = [
+    // The MPD protocol without I/O: tokenizer, ACK errors, command table (data), handlers, per-connection session.
+    .target(name: "MPDProtocol", dependencies: ["FermataCore"]),
+    // The SwiftNIO listener (TCP + Unix socket) that feeds client lines to MPDProtocol sessions.
+    .target(
+        name: "MPDServer",
+        dependencies: [
+            "MPDProtocol", "CThreadShim",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+]
+
+// MARK: controls — the configuration file and physical controls
+
+let controlsTargets: [Target] = [
+    // The configuration file format, its documented keys and their defaults (shared by fermatad and fermata).
+    .target(name: "FermataConfig", dependencies: ["AudioCore", "FermataCore"]),
+    // Physical controls: GPIO buttons and encoders, evdev pedals and remotes, card readers; debounce, gestures,
+    // rotary decoding, keymap, board profiles.
+    .target(
+        name: "Controls",
+        dependencies: [
+            "AudioCore", "CGPIOShim", "CEvdevShim", "FermataCore", "FermataConfig",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]
+    ),
+]
+
+// MARK: programs — the composition root and the two installed programs
+
+let programTargets: [Target] = [
+    // The composition root: services, the MPD adapter, systemd glue (the fermatad target only starts them).
+    .target(
+        name: "Daemon",
+        dependencies: [
+            "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
+            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "CFileShim",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]
+    ),
+    .executableTarget(
+        name: "fermatad",
+        dependencies: [
+            "Daemon", "FermataConfig", "Controls",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        linkerSettings: boardPageAlignment
+    ),
+    .executableTarget(
+        name: "fermata",
+        dependencies: [
+            "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        linkerSettings: boardPageAlignment
+    ),
+]
+
+// MARK: benchmarks — the programs behind the README's figures
+
+let benchmarkTargets: [Target] = [
+    // The engine: CPU per audio second, seek and pause latency.
+    .executableTarget(
+        name: "FermataBench", dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"],
+        path: "Sources/Benchmarks/FermataBench"
+    ),
+    // Restart with a large queue, fermatad beside MPD.
+    .executableTarget(name: "ResumeBench", dependencies: ["AudioCore", "TestSupport"], path: "Sources/Benchmarks/ResumeBench"),
+    // Library scans beside MPD's.
+    .executableTarget(
+        name: "LibraryBench", dependencies: ["Library", "DatabaseFile", .product(name: "Logging", package: "swift-log")],
+        path: "Sources/Benchmarks/LibraryBench"
+    ),
+    // Button and encoder latency and idle cost.
+    .executableTarget(
+        name: "ControlsBench", dependencies: ["AudioCore", "Controls", .product(name: "Logging", package: "swift-log")],
+        path: "Sources/Benchmarks/ControlsBench"
+    ),
+    // What the practice statistics cost (bytes written per hour, time per observation).
+    .executableTarget(
+        name: "PracticeBench", dependencies: ["Practice", "StateDatabase", "FermataCore", "TestSupport"],
+        path: "Sources/Benchmarks/PracticeBench"
+    ),
+    // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
+    .executableTarget(
+        name: "AbuseBench", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"], path: "Sources/Benchmarks/AbuseBench"
+    ),
+]
+
+// MARK: tests
+
+let testTargets: [Target] = [
+    .target(
+        name: "TestSupport", dependencies: ["AudioCore", "CFLAC", .product(name: "Logging", package: "swift-log")],
+        path: "Tests/TestSupport"
+    ),
+    .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
+    .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
+    // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
+    .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
+    .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
+    .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataConfig", "FermataCore", "TestSupport"]),
+    // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
+    .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
+    .testTarget(
+        name: "DaemonTests",
+        dependencies: [
+            "Daemon", "StateDatabase", "DatabaseFile", "Library", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
+            "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
+    .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
+    .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
+    .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
+    .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
+    // An in-memory MPDBackend shared by the two MPD test targets.
+    .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),
+    .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),
+    .testTarget(
+        name: "MPDServerTests",
+        dependencies: [
+            "MPDServer", "MPDProtocol", "MPDTestSupport", "TestSupport",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
 ]
 
 let package = Package(
@@ -37,189 +282,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
-    targets: [
-        // System libraries (Debian -dev packages named in `providers`).
-        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
-        .systemLibrary(name: "CFLAC", pkgConfig: "flac", providers: [.apt(["libflac-dev"])]),
-        .systemLibrary(name: "CVorbis", pkgConfig: "vorbisfile", providers: [.apt(["libvorbis-dev"])]),
-        .systemLibrary(name: "CGPIOD", pkgConfig: "libgpiod", providers: [.apt(["libgpiod-dev"])]),
-        .systemLibrary(name: "CSoxr", pkgConfig: "soxr", providers: [.apt(["libsoxr-dev"])]),
-        .systemLibrary(name: "CMPG123", pkgConfig: "libmpg123", providers: [.apt(["libmpg123-dev"])]),
-        .systemLibrary(name: "COpusFile", pkgConfig: "opusfile", providers: [.apt(["libopusfile-dev"])]),
-        // FFmpeg's demuxer and AAC/ALAC decoders, loaded with dlopen (optional on a board): built against the
-        // headers of libavformat-dev and libavcodec-dev, linked against nothing of FFmpeg.
-        .target(name: "CAVShim", linkerSettings: [.linkedLibrary("dl")]),
-        // SoundTouch's tempo change behind a C interface (SoundTouch has only a C++ API).
-        .target(name: "CTimeStretch", linkerSettings: [.linkedLibrary("SoundTouch"), .linkedLibrary("stdc++")]),
-        // eSpeak NG for spoken announcements, behind three C calls.
-        .target(name: "CSpeech", linkerSettings: [.linkedLibrary("espeak-ng")]),
-
-        // Formats, the lock-free PCM ring, track marks, gain and crossfade maths. No Foundation.
-        .target(name: "CThreadShim"),
-        // O_DIRECT, which Swift's Glibc module leaves out (the position checkpoint file).
-        .target(name: "CFileShim"),
-        .target(name: "AudioCore", dependencies: ["CThreadShim"]),
-        // Domain values and the control contract shared by every front end.
-        .target(name: "FermataCore", dependencies: ["AudioCore"]),
-        // FLAC, Ogg Vorbis, Opus, MP3, AAC/ALAC (MP4) and WAV decoders behind one contract; tag readers beside them.
-        .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis", "CMPG123", "COpusFile", "CAVShim"]),
-        // ALSA and paced-null sinks behind `AudioSink`.
-        .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
-        // The engine: decoder thread, output thread, gapless hand-over, loops, transport.
-        // The playing core: decoder and output threads around two state machines; no Foundation, no logging.
-        .target(name: "Engine", dependencies: ["AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretch"]),
-        // The `Player` actor: queue, modes and loop region on top of the engine; announcements through eSpeak.
-        .target(
-            name: "Player",
-            dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "Engine", "CSpeech",
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // The configuration file format, its documented keys and their defaults (shared by fermatad and fermata).
-        .target(name: "FermataConfig", dependencies: ["AudioCore", "FermataCore"]),
-        // The state database beside the library's tables: queue, player state, outputs, the practice tables' schema,
-        // the position checkpoint file, the migrations of all of them.
-        .target(
-            name: "StateDatabase",
-            dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "DatabaseFile", "Library", "CFileShim",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // Practice statistics: what counts as practice, the tally by day and subject, the recorder and its store.
-        .target(
-            name: "Practice",
-            dependencies: [
-                "FermataCore", "DatabaseFile", "StateDatabase",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // The composition root: services, the MPD adapter, systemd glue (the fermatad target only starts them).
-        .target(
-            name: "Daemon",
-            dependencies: [
-                "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-                "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "CFileShim",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .executableTarget(
-            name: "fermatad",
-            dependencies: [
-                "Daemon", "FermataConfig", "Controls",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            linkerSettings: boardPageAlignment
-        ),
-        // What the practice statistics cost (bytes written per hour, time per observation).
-        .executableTarget(name: "PracticeBench", dependencies: ["Practice", "StateDatabase", "FermataCore", "TestSupport"]),
-        .executableTarget(
-            name: "fermata",
-            dependencies: [
-                "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            linkerSettings: boardPageAlignment
-        ),
-        .executableTarget(name: "ResumeBench", dependencies: ["AudioCore", "TestSupport"]),
-        // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
-        .executableTarget(name: "AbuseBench", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
-        .executableTarget(
-            name: "FermataBench",
-            dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"]
-        ),
-
-        // The state database file: its connections and settings, the migration runner, the schema each module adds.
-        .target(name: "DatabaseFile", dependencies: [.product(name: "GRDB", package: "GRDB.swift")]),
-        // The music library: its tables and migrations, scanner, search, custom metadata.
-        .target(
-            name: "Library",
-            dependencies: [
-                "AudioCore", "FermataCore", "Decoders", "DatabaseFile",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        .executableTarget(
-            name: "LibraryBench",
-            dependencies: ["Library", "DatabaseFile", .product(name: "Logging", package: "swift-log")]
-        ),
-
-        // The MPD protocol without I/O: tokenizer, ACK errors, command table (data), handlers, per-connection session.
-        .target(name: "MPDProtocol", dependencies: ["FermataCore"]),
-        // The SwiftNIO listener (TCP + Unix socket) that feeds client lines to MPDProtocol sessions.
-        .target(
-            name: "MPDServer",
-            dependencies: [
-                "MPDProtocol", "CThreadShim",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-
-        // Physical controls: libgpiod v1/v2 behind one C shim, debounce, gestures, rotary decoding, keymap, boards.
-        .target(name: "CGPIOShim", dependencies: ["CGPIOD"]),
-        // The evdev ioctls (EVIOCGRAB, EVIOCGNAME, ...: macros Swift cannot import), inotify and epoll; no library.
-        .target(name: "CEvdevShim"),
-        .target(
-            name: "Controls",
-            dependencies: [
-                "AudioCore", "CGPIOShim", "CEvdevShim", "FermataCore", "FermataConfig",
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .executableTarget(
-            name: "ControlsBench", dependencies: ["AudioCore", "Controls", .product(name: "Logging", package: "swift-log")]
-        ),
-
-        .target(
-            name: "TestSupport", dependencies: ["AudioCore", "CFLAC", .product(name: "Logging", package: "swift-log")],
-            path: "Tests/TestSupport"
-        ),
-        .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
-        .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
-        // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
-        .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
-        .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
-        .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataConfig", "FermataCore", "TestSupport"]),
-        // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
-        .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
-        .testTarget(
-            name: "DaemonTests",
-            dependencies: [
-                "Daemon", "StateDatabase", "DatabaseFile", "Library", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
-                "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-        // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
-        .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
-        .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
-        .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
-        .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
-        // An in-memory MPDBackend shared by the two MPD test targets.
-        .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),
-        .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),
-        .testTarget(
-            name: "MPDServerTests",
-            dependencies: [
-                "MPDServer", "MPDProtocol", "MPDTestSupport", "TestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
-        ),
-    ]
+    targets: cTargets + coreTargets + mediaTargets + playerTargets + storageTargets + protocolTargets
+        + controlsTargets + programTargets + benchmarkTargets + testTargets
 )

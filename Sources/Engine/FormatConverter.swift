@@ -1,5 +1,5 @@
 import AudioCore
-import CTimeStretch
+import CTimeStretchShim
 
 /// Turns decoded frames into device frames: ReplayGain, channel mapping, tempo (SoundTouch time-stretch, in float at
 /// the source rate), sample encoding and (through `Resampler`) sample rate. When the source already has the device's

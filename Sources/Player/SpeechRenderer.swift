@@ -1,4 +1,4 @@
-import CSpeech
+import CSpeechShim
 import Dispatch
 import Engine
 import Synchronization

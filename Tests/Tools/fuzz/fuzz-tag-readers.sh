@@ -22,15 +22,15 @@ mkdir -p "$obj" "$dir/corpus" "$dir/seeds" "$dir/findings"
 
 build() {
     cd "$root" || return 1
-    local clangflags=(-O1 -g -fsanitize="${sanitizers/fuzzer/fuzzer-no-link}" -I Sources/CThreadShim/include -I Sources/CAVShim/include)
-    clang "${clangflags[@]}" -c Sources/CThreadShim/thread_shim.c -o "$obj/thread_shim.o" || return 1
-    clang "${clangflags[@]}" -c Sources/CAVShim/av_shim.c -o "$obj/av_shim.o" || return 1
+    local clangflags=(-O1 -g -fsanitize="${sanitizers/fuzzer/fuzzer-no-link}" -I Sources/C/CThreadShim/include -I Sources/C/CAVShim/include)
+    clang "${clangflags[@]}" -c Sources/C/CThreadShim/thread_shim.c -o "$obj/thread_shim.o" || return 1
+    clang "${clangflags[@]}" -c Sources/C/CAVShim/av_shim.c -o "$obj/av_shim.o" || return 1
     cat > "$obj/module.modulemap" << MAP
-module CThreadShim { header "$root/Sources/CThreadShim/include/thread_shim.h" export * }
-module CAVShim { header "$root/Sources/CAVShim/include/av_shim.h" export * }
+module CThreadShim { header "$root/Sources/C/CThreadShim/include/thread_shim.h" export * }
+module CAVShim { header "$root/Sources/C/CAVShim/include/av_shim.h" export * }
 MAP
     local flags=(-O -wmo -parse-as-library -sanitize="$sanitizers" -swift-version 6 -I "$obj"
-                 -I Sources/CFLAC -I Sources/CVorbis -I Sources/CMPG123 -I Sources/COpusFile)
+                 -I Sources/C/CFLAC -I Sources/C/CVorbis -I Sources/C/CMPG123 -I Sources/C/COpusFile)
     local include
     for include in $(pkg-config --cflags-only-I opusfile flac vorbisfile libmpg123); do flags+=(-Xcc "$include"); done
     "$swiftc" "${flags[@]}" -module-name AudioCore -emit-module -emit-module-path "$obj/AudioCore.swiftmodule" \
