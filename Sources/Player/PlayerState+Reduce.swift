@@ -238,11 +238,17 @@ extension PlayerState {
     }
 
     /// The heard position to write (every checkpoint interval while playing); none when it would repeat the last one
-    /// (paused, or the device waiting) or while a jump into a loop is on its way.
+    /// (paused, or the device waiting), while a start asked for is not heard yet, or while a jump into a loop is on
+    /// its way.
     private mutating func checkpoint(_ step: inout PlayerStep) {
         guard !transport.isStopped, let current else { return }
         let heard = step.heard
         guard heard.entryID == current, heard.sourceRate > 0 else { return }
+        // A start asked for (a seek, a skip) and not heard yet: the engine still reports the place before it, which
+        // the command's own save has already superseded. Written now, with a write number taken after that save, it
+        // would outrank it at the store: a real power cut in the kernel lab resumed 51 s into a track the listener
+        // had just sought back to its start.
+        if let asked = transport.requestedStart, heard.generation < asked.generation { return }
         if let jump = pendingLoopJump,
            !(jump.entry == current && loopMarks.loop.map { heard.sourceFrame >= $0.region.end } == true) {
             pendingLoopJump = nil  // the jump was heard (or the loop or the entry changed)

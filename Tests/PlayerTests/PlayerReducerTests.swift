@@ -221,6 +221,20 @@ import Testing
         #expect(try state.reduce(.checkpoint, heard: jumped).checkpoint?.frame == 50_000)
     }
 
+    /// A checkpoint between a seek and the moment the engine hears it would write the place before the seek — with a
+    /// write number taken after the seek's save, so the store kept it: the power-cut campaign resumed 51 s into a
+    /// track the listener had just sought back to its start. Until the start is heard, no checkpoint.
+    @Test func noCheckpointOfThePlaceBeforeASeekThatIsNotHeardYet() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let late = Self.heard(1, frame: 44_100 * 51, generation: 1, state: .playing)
+        let seek = try state.reduce(.action(.seek(seconds: 0.3)), heard: late)
+        #expect(Self.saved(seek)?.positionFrames == 13_230)
+        #expect(try state.reduce(.checkpoint, heard: late).checkpoint == nil, "the engine has not heard the seek")
+        let heardSeek = Self.heard(1, frame: 20_000, generation: 2, state: .playing)
+        #expect(try state.reduce(.checkpoint, heard: heardSeek).checkpoint?.frame == 20_000)
+    }
+
     @Test func aPracticeMemoryArrivingAfterTheListenersOwnTempoIsRefused() throws {
         var state = Self.state()
         _ = try state.reduce(.action(.play), heard: Self.heard())
