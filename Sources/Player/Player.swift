@@ -180,10 +180,7 @@ public actor Player: PlayerControl {
 
     // MARK: files, read off the actor
 
-    nonisolated func path(for uri: String) -> String {
-        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
-        return musicDirectory + "/" + uri
-    }
+    nonisolated func path(for uri: String) -> String { PlayerState.path(for: uri, in: musicDirectory) }
 
     /// The source rate of a file from its header, read on `BlockingWork` (the actor does no file I/O); nil when it
     /// cannot be read.

@@ -53,6 +53,13 @@ struct PlayerModes {
         return gain ?? 1
     }
 
+    /// A speed given as a ratio (1 = normal, from the engine or a trainer) in whole percent, within 50–150 % (a
+    /// value outside, NaN or infinite cannot trap the conversion).
+    static func percent(ofRatio ratio: Double) -> Int {
+        guard ratio.isFinite else { return 100 }
+        return Int((min(1.5, max(0.5, ratio)) * 100).rounded())
+    }
+
     /// A speed in percent rounded to the 5 % steps a musician dials in, within 50–150 %.
     static func steppedTempo(_ percent: Int) -> Int {
         min(150, max(50, Int((Double(percent) / 5).rounded()) * 5))

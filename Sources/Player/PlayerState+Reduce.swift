@@ -82,7 +82,7 @@ extension PlayerState {
         case let .trackAudible(entry, generation): trackAudible(entry, generation: generation, &step)
         case .ended: queueEnded(&step)
         case let .tempoChanged(tempo):
-            modes.tempoPercent = Int((tempo * 100).rounded())
+            modes.tempoPercent = PlayerModes.percent(ofRatio: tempo)
             step.changed(.player)
         }
     }
@@ -197,7 +197,7 @@ extension PlayerState {
 
     /// Starts (its start tempo at once) or ends the speed trainer; the engine reports each step as `tempoChanged`.
     mutating func setTrainer(_ trainer: SpeedTrainer?, _ step: inout PlayerStep) {
-        if let trainer { modes.tempoPercent = Int((trainer.start * 100).rounded()) }
+        if let trainer { modes.tempoPercent = PlayerModes.percent(ofRatio: trainer.start) }
         step.order(.setTrainer(trainer))
         step.changed(.player)
     }

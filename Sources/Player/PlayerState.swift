@@ -64,7 +64,10 @@ struct PlayerState {
 
     // MARK: what the engine is given
 
-    func path(for uri: String) -> String {
+    func path(for uri: String) -> String { Self.path(for: uri, in: musicDirectory) }
+
+    /// A queue URI as a file path: relative ones under `musicDirectory`, absolute ones as they are.
+    static func path(for uri: String, in musicDirectory: String?) -> String {
         guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
         return musicDirectory + "/" + uri
     }

@@ -9,9 +9,8 @@ import Testing
 /// sort and window. The script prints the step it failed at, or a final PASS line.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct Protocol024E2ETests {
+    /// After `PythonMPDTests.helpers`.
     static let script = #"""
-        import mpd, sys
-        port = int(sys.argv[1])
         ONE, TWO = "Alpha Band/First Album/01 One.flac", "Alpha Band/First Album/02 Two.flac"
         UNO, DOS, TRES = "Beta/Second/01 Uno.flac", "Beta/Second/02 Dos.flac", "Beta/Second/03 Tres.flac"
         C = mpd.MPDClient
@@ -26,19 +25,6 @@ struct Protocol024E2ETests {
                 parser.mpd_commands_binary = False  # set only on parsers python-mpd2 registers itself
             C.add_command(name, parser)
         step = "connect"
-
-        def check(condition, what):
-            if not condition:
-                print("FAIL at %s: %s" % (step, what))
-                sys.exit(1)
-
-        def ack(call, *args):
-            try:
-                call(*args)
-            except mpd.CommandError as e:
-                return str(e)
-            return None
-
         c = mpd.MPDClient()
         c.timeout = 20
         c.connect("127.0.0.1", port)
@@ -138,10 +124,7 @@ struct Protocol024E2ETests {
     @Test(.enabled(if: PythonMPDTests.hasPythonMPD, "needs /usr/bin/python3 with python3-mpd"))
     func protocol024Commands() async throws {
         try await Daemon.with { daemon async throws in
-            let arguments = ["-c", Self.script, String(daemon.port)]
-            let result = try await onThread { try Programs.run(Programs.python, arguments) }
-            #expect(result.status == 0, "python-mpd2 script: \(result)")
-            #expect(result.output.hasSuffix("PASS python-mpd2 0.24\n"), "\(result)")
+            try await PythonMPDTests.run(Self.script, port: daemon.port, expecting: "PASS python-mpd2 0.24")
         }
     }
 }

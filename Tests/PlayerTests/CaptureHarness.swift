@@ -39,14 +39,17 @@ struct CaptureHarness {
 
 struct TimedOut: Error {}
 
-/// Runs `body`, failing with `TimedOut` after `seconds` (a hung engine fails the test instead of hanging CI).
-func withTimeout(seconds: Double, _ body: @escaping @Sendable () async -> Void) async throws {
-    try await withThrowingTaskGroup(of: Bool.self) { group in
-        group.addTask { await body(); return true }
-        group.addTask { try await Task.sleep(for: .seconds(seconds)); return false }
-        let finished = try await group.next() ?? false
+/// Runs `body` and returns what it returns, failing with `TimedOut` after `seconds` (a hung engine fails the test
+/// instead of hanging CI).
+@discardableResult
+func withTimeout<Value: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> Value) async throws -> Value {
+    try await withThrowingTaskGroup(of: Value?.self) { group in
+        group.addTask { await body() }
+        group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
+        let first = try await group.next() ?? nil
         group.cancelAll()
-        if !finished { throw TimedOut() }
+        guard let value = first else { throw TimedOut() }
+        return value
     }
 }
 

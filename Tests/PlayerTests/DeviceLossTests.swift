@@ -66,23 +66,14 @@ import Testing
         var config = EngineConfig()
         config.deviceRetryMilliseconds = 20
         config.realtimePriority = nil
-        /// The first `deviceLost` event's reason (nil: none within 30 s).
+        /// The first `deviceLost` event's reason (nil: the events ended without one; `TimedOut` after 30 s).
         func firstLoss(_ sink: sending any AudioSink) async throws -> String? {
             let engine = PlaybackEngine(sink: sink, config: config)
             defer { engine.shutdown() }
             engine.start(PlayableItem(entryID: 1, path: path), atFrame: 0, countIn: nil, generation: 1)
-            return try await withThrowingTaskGroup(of: String?.self) { group in
-                group.addTask {
-                    for await event in engine.events { if case let .deviceLost(reason) = event { return reason } }
-                    return nil
-                }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(30))
-                    return nil
-                }
-                let first = try await group.next() ?? nil
-                group.cancelAll()
-                return first
+            return try await withTimeout(seconds: 30) { () async -> String? in
+                for await event in engine.events { if case let .deviceLost(reason) = event { return reason } }
+                return nil
             }
         }
         let opening = try await firstLoss(ALSASink(device: "fermata_no_such_pcm"))

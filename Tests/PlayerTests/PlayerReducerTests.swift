@@ -235,6 +235,18 @@ import Testing
         #expect(try state.reduce(.checkpoint, heard: heardSeek).checkpoint?.frame == 20_000)
     }
 
+    /// A tempo from the engine or a trainer is turned into percent without a trap, whatever the value.
+    @Test func anOutOfRangeTempoNeverTraps() throws {
+        var state = Self.state()
+        for (ratio, percent) in [(Double.nan, 100), (.infinity, 100), (1e300, 150), (-3, 50), (0.9, 90)] {
+            _ = try state.reduce(.tempoChanged(ratio), heard: Self.heard())
+            #expect(state.modes.tempoPercent == percent, "\(ratio)")
+        }
+        _ = try state.reduce(.speedTrainer(SpeedTrainer(start: .nan, step: 0.05, everyPasses: 1, ceiling: 1)),
+                             heard: Self.heard())
+        #expect(state.modes.tempoPercent == 100)
+    }
+
     @Test func aPracticeMemoryArrivingAfterTheListenersOwnTempoIsRefused() throws {
         var state = Self.state()
         _ = try state.reduce(.action(.play), heard: Self.heard())
