@@ -93,8 +93,9 @@ extension FermataBackend {
         }
     }
 
-    /// A path outside the music directory is refused; one that does not exist is scanned for all the same, as MPD
-    /// queues `update nosuch` (it may have appeared by the time the scan looks).
+    /// `update DIR` scans that part of the library only. A path outside the music directory is refused; one that does
+    /// not exist is scanned for all the same, as MPD queues `update nosuch`: the scan starts at the nearest folder
+    /// above it that exists, so a folder deleted since the last scan is found gone.
     public func update(_ uri: String?, rescan: Bool) async throws -> Int {
         if let uri, !uri.isEmpty {
             if case let .failure(error) = Result(catching: { () throws(MPDError) in try musicGuard.resolve(uri) }),
@@ -102,7 +103,7 @@ extension FermataBackend {
                 throw error
             }
         }
-        let job = library.startScan(rescan ? .full : .incremental)
+        let job = library.startScan(rescan ? .full : .incremental, under: uri)
         requestedScan.withLock { $0 = max($0, job) }
         idle.publish(.update)
         return job

@@ -40,19 +40,30 @@ public final class Library: Sendable {
 
     // MARK: Scanning
 
-    /// Scans the music directory and returns what changed. Waits for a scan already running; cancelling the task
-    /// stops the scan (what it committed stays). Throws `LibraryError.musicDirectoryUnavailable` when the directory
-    /// cannot be listed (nothing is removed then).
-    public func scan(_ mode: ScanMode = .incremental) async throws -> ScanSummary {
-        try await scans.scan(mode, job: scans.reserveJob())
+    /// Scans the music directory, or only `directory` below it (MPD's `update DIR`: a path relative to the music
+    /// directory; a file or a folder that is gone scans the nearest folder above it that exists), and returns what
+    /// changed. Waits for a scan already running; cancelling the task stops the scan (what it committed stays).
+    /// Throws `LibraryError.musicDirectoryUnavailable` when the directory cannot be listed (nothing is removed then).
+    public func scan(_ mode: ScanMode = .incremental, under directory: String? = nil) async throws -> ScanSummary {
+        try await scans.scan(mode, scope: Self.scope(directory), job: scans.reserveJob())
     }
 
-    /// Starts a scan in the background and returns its job number at once (MPD's `update`).
+    /// Starts a scan in the background and returns its job number at once (MPD's `update`, `update DIR`).
     @discardableResult
-    public func startScan(_ mode: ScanMode = .incremental) -> Int {
+    public func startScan(_ mode: ScanMode = .incremental, under directory: String? = nil) -> Int {
         let job = scans.reserveJob()
-        Task.detached(priority: .utility) { [scans] in _ = try? await scans.scan(mode, job: job) }
+        let scope = Self.scope(directory)
+        Task.detached(priority: .utility) { [scans] in _ = try? await scans.scan(mode, scope: scope, job: job) }
         return job
+    }
+
+    /// A scan's part of the tree as raw relative bytes ("", "/" and nil: all of it).
+    private static func scope(_ directory: String?) -> [UInt8] {
+        guard let directory else { return [] }
+        var bytes = Array(directory.utf8)
+        while bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+        while bytes.first == UInt8(ascii: "/") { bytes.removeFirst() }
+        return bytes
     }
 
     /// Stops the running scan, if any.

@@ -1,4 +1,5 @@
 import Decoders
+import FermataCore
 import GRDB
 
 /// Every track's path and ReplayGain in memory, in path order (SQLite's byte order): what queue adds need — `add /`,

@@ -1,4 +1,5 @@
 import Decoders
+import FermataCore
 import Foundation
 import GRDB
 

@@ -75,10 +75,15 @@ extension MPCTests {
             #expect(try await daemon.mpc("rescan", "--wait").status == 0)
             #expect(try await daemon.mpc("listall").output.lines.count == 6)
 
+            // `update DIR` scans that folder only (MPD's rule): a file added elsewhere waits for its own update.
             try FileManager.default.removeItem(atPath: daemon.music + "/Beta/Second/04 Cuatro.flac")
+            let elsewhere = "Alpha Band/First Album/03 Tres.flac"
+            try MusicFixture.writeFLAC(daemon.music + "/" + elsewhere, seconds: 0.5, tags: ["TITLE": "Tres"])
             #expect(try await daemon.mpc("update", "--wait", "Beta").status == 0)
             #expect(try await daemon.mpc("listall").output == M.tracks.map { $0.path + "\n" }.joined())
             #expect(try await daemon.mpc("stats").output.contains("Songs:        5\n"))
+            #expect(try await daemon.mpc("update", "--wait", "Alpha Band/First Album").status == 0)
+            #expect(try await daemon.mpc("listall", "Alpha Band").output.lines.last == elsewhere)
         }
     }
 

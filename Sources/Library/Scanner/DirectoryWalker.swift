@@ -77,8 +77,19 @@ struct DirectoryWalker: Sendable {
         rootDirectory = OpenDirectory(fd: fd)
     }
 
-    /// The walk's starting point.
-    var start: PendingDirectory { PendingDirectory(path: [], ancestors: [], depth: 0) }
+    /// The walk's starting point: the root, or for a scan of part of the library (MPD's `update DIR`) the deepest
+    /// directory at or above `scope` that exists, is a directory and lies inside the root (a file's folder; the
+    /// nearest surviving parent of a folder that was deleted, so what was under it is found gone).
+    func start(at scope: [UInt8]) -> PendingDirectory {
+        var path = scope
+        while !path.isEmpty {
+            var info = stat()
+            if stat(cString(path), &info) == 0, info.st_mode & S_IFMT == S_IFDIR, isInsideRoot(path) { break }
+            path = Array(PathText.directory(of: path))
+        }
+        return PendingDirectory(path: path, ancestors: [],
+                                depth: path.isEmpty ? 0 : path.count { $0 == UInt8(ascii: "/") } + 1)
+    }
 
     /// Lists one directory and returns the subdirectories to list next.
     func list(_ directory: PendingDirectory, visitor: some WalkVisitor) -> [PendingDirectory] {

@@ -37,8 +37,11 @@ final class KnownFiles: Sendable {
     }
 
     /// Tracks and rejected files whose size and mtime were recorded (transient issues are not: they are retried).
-    /// `expected`: about how many rows there are (the index is sized for them up front).
-    static func load(_ db: Database, expected: Int = 0) throws -> KnownFiles {
+    /// `expected`: about how many rows there are (the index is sized for them up front). `scope`: the directory a
+    /// scan of part of the library walks (empty: all of it); the files outside it start seen, so the scan's end
+    /// does not take them for gone.
+    static func load(_ db: Database, expected: Int = 0, scope: [UInt8] = []) throws -> KnownFiles {
+        var outside: [Int] = []
         var entries: [Entry] = []
         var index = PathHashIndex(expected: expected)
         var collided: [[UInt8]: Int32] = [:]
@@ -70,12 +73,21 @@ final class KnownFiles: Sendable {
                                   modified: sqlite3_column_int64(statement, 3),
                                   isRejected: sqlite3_column_int64(statement, 4) != 0)
                 if index.updateValue(Int32(entries.count), forKey: hash) != nil { collisions.insert(hash) }
+                if !scope.isEmpty, !Self.isWithin(bytes, scope) { outside.append(entries.count) }
                 entries.append(entry)
                 if !entry.isRejected { trackCount += 1 }
             }
         }
         if !collisions.isEmpty { try resolve(collisions, db, queries, index: &index, collided: &collided) }
-        return KnownFiles(entries: entries, trackCount: trackCount, index: index, collided: collided)
+        let known = KnownFiles(entries: entries, trackCount: trackCount, index: index, collided: collided)
+        for entry in outside { known.markSeen(entry) }
+        return known
+    }
+
+    /// Whether the raw relative `path` is `directory` or below it.
+    private static func isWithin(_ path: UnsafeRawBufferPointer, _ directory: [UInt8]) -> Bool {
+        path.starts(with: directory)
+            && (path.count == directory.count || path[directory.count] == UInt8(ascii: "/"))
     }
 
     /// Entry index of the file at `path` (raw relative bytes), if known.

@@ -41,12 +41,13 @@ final class ScanCoordinator: Sendable {
         }
     }
 
-    /// Runs scan `job` once the scans before it are done; cancelling the calling task stops it.
-    func scan(_ mode: ScanMode, job: Int) async throws -> ScanSummary {
+    /// Runs scan `job` (of `scope`, a relative directory; empty: the whole library) once the scans before it are
+    /// done; cancelling the calling task stops it.
+    func scan(_ mode: ScanMode, scope: [UInt8] = [], job: Int) async throws -> ScanSummary {
         await acquire()
         defer { release() }
         try Task.checkCancellation()
-        let settings = Scanner.Settings(root: root, mode: mode, job: job, readers: options.readers,
+        let settings = Scanner.Settings(root: root, mode: mode, scope: scope, job: job, readers: options.readers,
                                         walkers: options.walkers, niceness: options.niceness)
         let scanner = Scanner(database: database, settings: settings, progress: progress)
         state.withLock { $0.running = scanner }

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// The last step of a complete scan, once the whole tree has been seen: removes tracks whose files are gone (their
+/// The last step of a scan, once its whole tree (the library's, or the part `scope` names) has been seen: removes tracks whose files are gone (their
 /// identities stay in `missing_identity`, their custom metadata with them), gives new files the identity of a missing
 /// file with the same audio (a move, a rename, a disk that came back), forgets identities missing for 30 days that
 /// nobody annotated (stickers here; the state database's practice tables keep theirs with a trigger of their own,
@@ -20,6 +20,9 @@ struct ScanFinisher {
     /// cancelled scan's before it).
     let lastTrackBefore: Int64
     let now: Int64
+    /// The directory this scan walked (display form; "" for the whole library): directories and walk issues outside
+    /// it are not this scan's to remove (the known files outside it were loaded as seen).
+    var scope = ""
 
     /// What the finisher did.
     struct Result {
@@ -96,8 +99,12 @@ struct ScanFinisher {
 
     /// The walk's issues and vanished files are re-found by every complete scan: the old ones go, the new come in.
     private func replaceWalkIssues(_ walk: WalkResult, _ db: Database) throws {
-        try db.execute(sql: "DELETE FROM scan_issue WHERE (size IS NULL OR kind = 'vanished') AND scan < ?",
-                       arguments: [scan])
+        let stale = try Row.fetchAll(db, sql: """
+            SELECT rowid, path FROM scan_issue WHERE (size IS NULL OR kind = 'vanished') AND scan < ?
+            """, arguments: [scan])
+        for row in stale where PathText.isWithin(row["path"], scope) {
+            try db.execute(sql: "DELETE FROM scan_issue WHERE rowid = ?", arguments: [row["rowid"] as Int64])
+        }
         for issue in walk.issues {
             let valid = PathText.valid(issue.path)
             try db.execute(sql: """
@@ -115,7 +122,8 @@ struct ScanFinisher {
     ) throws {
         var gone = known
         for path in seen { gone.removeValue(forKey: path) }
-        for (path, id) in gone where !unlisted.contains(where: { PathText.isWithin(path, $0) }) {
+        for (path, id) in gone
+        where PathText.isWithin(path, scope) && !unlisted.contains(where: { PathText.isWithin(path, $0) }) {
             try db.execute(sql: "DELETE FROM directory WHERE id = ?", arguments: [id])
         }
         guard pruneEmpty else { return }

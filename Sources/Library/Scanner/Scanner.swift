@@ -25,6 +25,9 @@ final class Scanner: Sendable {
     struct Settings: Sendable {
         var root: String
         var mode: ScanMode
+        /// The part of the library to scan (MPD's `update DIR`): a relative path, raw bytes; empty for all of it.
+        /// Known files outside it are left as they are.
+        var scope: [UInt8] = []
         var job: Int
         /// Tag-reading threads.
         var readers: Int
@@ -86,14 +89,15 @@ final class Scanner: Sendable {
         }
         var phases = ScanPhases()
         let jobs = BlockingQueue<[ScanJob]>(capacity: 4 * settings.readers)
+        let start = tree.start(at: settings.scope)
         // The walk starts now and the load of what the database knew runs beside it (`KnownFilesHandoff`).
         let handoff = KnownFilesHandoff()
-        let walkers = startWalkers(tree, known: handoff, jobs: jobs)
+        let walkers = startWalkers(tree, from: start, known: handoff, jobs: jobs)
         var mark = ContinuousClock.now
         let known: KnownFiles, directoryIDs: [String: Int64]
         do {
             (known, directoryIDs) = try pool.read { db in
-                (try KnownFiles.load(db, expected: Int(matchedThrough)),
+                (try KnownFiles.load(db, expected: Int(matchedThrough), scope: start.path),
                  try Dictionary(uniqueKeysWithValues: Row.fetchAll(db, sql: "SELECT path, id FROM directory").map {
                      ($0[0] as String, $0[1] as Int64)
                  }))
@@ -152,7 +156,8 @@ final class Scanner: Sendable {
         let walk = walked.withLock { $0 }
         progress.enter(.finishing)
         mark = .now
-        let finished = try ScanFinisher(pool: pool, scan: scan, lastTrackBefore: matchedThrough, now: now)
+        let finished = try ScanFinisher(pool: pool, scan: scan, lastTrackBefore: matchedThrough, now: now,
+                                        scope: PathText.display(start.path))
             .finish(known: known, knownDirectories: directoryIDs, writer: writer, walk: walk)
         phases.finish = ScanProgressSource.seconds(ContinuousClock.now - mark)
         phases.walk = Double(walkNanoseconds.load(ordering: .relaxed)) / 1e9
@@ -186,9 +191,9 @@ final class Scanner: Sendable {
     /// hands them once loaded; each merges what it found into `walked` when it ends, and the last to finish closes
     /// `jobs`.
     private func startWalkers(
-        _ tree: DirectoryWalker, known: KnownFilesHandoff, jobs: BlockingQueue<[ScanJob]>
+        _ tree: DirectoryWalker, from start: PendingDirectory, known: KnownFilesHandoff, jobs: BlockingQueue<[ScanJob]>
     ) -> [WorkerThread] {
-        let queue = WalkQueue(start: tree.start) { [self] in isCancelled }
+        let queue = WalkQueue(start: start) { [self] in isCancelled }
         runningWalkers.store(settings.walkers, ordering: .relaxed)
         return (0..<settings.walkers).map { index in
             WorkerThread.started(name: "fermata-walk-\(index)", priority: settings.threadPriority) { [self] in
