@@ -9,7 +9,8 @@
 //   core       AudioCore ← FermataCore
 //   media      FermataCore ← Decoders ← Engine;  AudioCore ← AudioOutput ← Engine
 //   player     Engine ← Player
-//   storage    DatabaseFile ← Library ← StateDatabase ← Practice;  Player ← StateDatabase
+//   storage    FermataCore, DatabaseFile ← Library, StateDatabase, Practice (each adds its tables to the one file;
+//              the daemon composes them: DatabaseSchema.fermata)
 //   protocol   FermataCore ← MPDProtocol ← MPDServer
 //   controls   FermataCore ← FermataConfig ← Controls
 //   programs   Daemon (all of the above) ← fermatad;  fermata (CLI) ← Engine, Player, Controls, FermataConfig
@@ -99,21 +100,22 @@ let storageTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
-    // The state database beside the library's tables: queue, player state, outputs, the practice tables' schema,
-    // the position checkpoint file, the migrations of all of them.
+    // The state database beside the library's tables: queue, player state, outputs, cards, the position checkpoint
+    // file, and their migrations. Knows the domain values (FermataCore), not the player that makes them.
     .target(
         name: "StateDatabase",
         dependencies: [
-            "AudioCore", "FermataCore", "Decoders", "Engine", "Player", "DatabaseFile", "Library", "CFileShim",
+            "FermataCore", "DatabaseFile", "CFileShim",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
-    // Practice statistics: what counts as practice, the tally by day and subject, the recorder and its store.
+    // Practice statistics: what counts as practice, the tally by day and subject, the recorder, its store and its
+    // tables' migrations.
     .target(
         name: "Practice",
         dependencies: [
-            "FermataCore", "DatabaseFile", "StateDatabase",
+            "FermataCore", "DatabaseFile",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
         ]
@@ -212,7 +214,7 @@ let benchmarkTargets: [Target] = [
     ),
     // What the practice statistics cost (bytes written per hour, time per observation).
     .executableTarget(
-        name: "PracticeBench", dependencies: ["Practice", "StateDatabase", "FermataCore", "TestSupport"],
+        name: "PracticeBench", dependencies: ["Daemon", "DatabaseFile", "Practice", "FermataCore", "TestSupport"],
         path: "Sources/Benchmarks/PracticeBench"
     ),
     // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
@@ -239,15 +241,35 @@ let testTargets: [Target] = [
     .testTarget(
         name: "DaemonTests",
         dependencies: [
-            "Daemon", "StateDatabase", "DatabaseFile", "Library", "Practice", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
+            "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
             "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ]
     ),
     // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
     .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
-    .testTarget(name: "DecodersTests", dependencies: ["Decoders", "TestSupport"]),
+    .testTarget(name: "DecodersTests", dependencies: ["Decoders", "FermataCore", "TestSupport"]),
     .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
+    // The engine's two state machines and its lock-free parts, with no player above them.
+    .testTarget(name: "EngineTests", dependencies: ["AudioCore", "AudioOutput", "Decoders", "Engine", "FermataCore", "TestSupport"]),
+    .testTarget(name: "AudioOutputTests", dependencies: ["AudioCore", "AudioOutput"]),
+    // The reducer, and the engine heard through the player (captured PCM).
     .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
+    // The state database's store, queue segments, position checkpoints and opener (the file as the daemon opens it).
+    .testTarget(
+        name: "StateDatabaseTests",
+        dependencies: [
+            "StateDatabase", "DatabaseFile", "Daemon", "FermataCore", "Library", "TestSupport",
+            .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
+    // Practice statistics, memory and their tables.
+    .testTarget(
+        name: "PracticeTests",
+        dependencies: [
+            "Practice", "StateDatabase", "DatabaseFile", "Daemon", "Library", "FermataCore", "Player", "Engine", "AudioOutput",
+            "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+        ]
+    ),
     // An in-memory MPDBackend shared by the two MPD test targets.
     .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),
     .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),

@@ -41,7 +41,7 @@ public struct DaemonRuntime: Sendable {
             logger.warning("state directory not locked against a second fermatad (\(reason))")
         }
         defer { withExtendedLifetime(lock) {} }
-        let database = try StateDatabaseOpener.open(stateDirectory: config.stateDirectory, logger: logger)
+        let database = try StateDatabaseOpener.open(stateDirectory: config.stateDirectory, schema: .fermata, logger: logger)
         let store = StateStore(database: database, logger: logger)
         let head = try await store.loadHead()
         logger.debug("state loaded after \(ContinuousClock.now - started)")

@@ -2,7 +2,8 @@ import GRDB
 
 /// Everything the modules sharing the state database file ask of it: the migrations, in order, and what each
 /// connection needs as it opens (SQL functions). The library provides its part (`DatabaseSchema.library`), the state
-/// database appends its own (`DatabaseSchema.state`), and `FermataDatabase` opens the file with the result.
+/// database and practice add theirs (`addStateTables()`, `addPracticeTables()`), the daemon composes the whole file
+/// (`DatabaseSchema.fermata`), and `FermataDatabase` opens the file with the result.
 ///
 /// A value, built once before the file opens.
 public struct DatabaseSchema: Sendable {

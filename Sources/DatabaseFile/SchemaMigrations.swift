@@ -1,7 +1,8 @@
 import GRDB
 
 /// The ordered, named schema migrations of the state database file: the library's first, then the state's (queue,
-/// player state, outputs, practice) appended after them (`DatabaseSchema.library`, `DatabaseSchema.state`).
+/// player state, outputs) appended after them, and practice's inserted where they shipped (`DatabaseSchema.library`,
+/// `addStateTables()`, `addPracticeTables()`; the whole file is `DatabaseSchema.fermata`, in the daemon).
 ///
 /// A value type, built once before the database opens. A migration's name and body never change once shipped;
 /// a schema change is a new migration. Bookkeeping is GRDB's own (`grdb_migrations`), so `makeMigrator()` gives a
@@ -44,6 +45,18 @@ public struct SchemaMigrations: Sendable {
     public mutating func register(_ name: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
         precondition(!steps.contains { $0.name == name }, "migration \(name) registered twice")
         steps.append(Step(name: name, migrate: migrate))
+    }
+
+    /// Inserts a migration right after `predecessor`, the one it shipped after: a module registers its own
+    /// migrations and the file keeps the order they shipped in (a fresh file and an upgraded one run the same steps).
+    /// `predecessor` must be registered already (a programming error otherwise).
+    public mutating func register(_ name: String, after predecessor: String,
+                                  _ migrate: @escaping @Sendable (Database) throws -> Void) {
+        precondition(!steps.contains { $0.name == name }, "migration \(name) registered twice")
+        guard let index = steps.firstIndex(where: { $0.name == predecessor }) else {
+            preconditionFailure("migration \(name) ships after \(predecessor), which is not registered")
+        }
+        steps.insert(Step(name: name, migrate: migrate), at: index + 1)
     }
 
     /// A GRDB migrator holding the same migrations (for tools and tests; `apply(to:)` is what `FermataDatabase` uses).

@@ -1,6 +1,14 @@
 import DatabaseFile
 
-/// The practice tables in the state database, appended after the queue and state tables. Never edited
+extension DatabaseSchema {
+    /// Inserts the practice tables where they shipped among the state's (after `v2-output-state` and
+    /// `v4-queue-segments`): call after `addStateTables()`.
+    public mutating func addPracticeTables() {
+        PracticeMigrations.register(in: &migrations)
+    }
+}
+
+/// The practice tables in the state database, each inserted after the state migration it shipped after. Never edited
 /// once shipped: a change is a new named migration.
 ///
 /// `practice_time` holds seconds actually played per local day, per track and per loop region (`-1`/`-1` when no loop
@@ -10,7 +18,7 @@ import DatabaseFile
 /// Both are `WITHOUT ROWID`: one small B-tree page per write.
 enum PracticeMigrations {
     static func register(in migrations: inout SchemaMigrations) {
-        migrations.register("v2-practice") { db in
+        migrations.register("v2-practice", after: "v2-output-state") { db in
             try db.execute(sql: """
                 CREATE TABLE practice_time (
                     day TEXT NOT NULL,
@@ -31,6 +39,9 @@ enum PracticeMigrations {
                     updated_at INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 """)
+        }
+        migrations.register("v5-practice-keeps-identities", after: "v4-queue-segments") { db in
+            try db.execute(sql: keepPractisedIdentities)
         }
     }
 

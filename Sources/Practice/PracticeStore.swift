@@ -2,7 +2,6 @@ import DatabaseFile
 import FermataCore
 import Foundation
 import GRDB
-import StateDatabase
 
 /// A track's practice memory: the A–B region and tempo it was last practised with.
 public struct TrackMemory: Sendable, Hashable {

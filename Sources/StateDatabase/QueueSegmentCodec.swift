@@ -1,7 +1,4 @@
-import Decoders
-import Engine
 import FermataCore
-import Player
 
 /// The text of one stored queue segment: a JSON array of entries, each `[id, version, "uri", track gain, track
 /// peak, album gain, album peak]` with `null` for a missing ReplayGain value, and an eighth element, the MPD priority,

@@ -1,6 +1,4 @@
-import Engine
 import FermataCore
-import Player
 
 /// The saved queue as runs of consecutive entries, one `queue_segment` row each (at most `maximumSize` entries,
 /// JSON text by `QueueSegmentCodec`), ordered by sparse keys (`OrderKeys`), and how the rows follow an edited queue.

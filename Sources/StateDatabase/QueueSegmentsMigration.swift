@@ -1,8 +1,5 @@
-import Decoders
-import Engine
 import FermataCore
 import GRDB
-import Player
 
 /// Moves a saved queue from one row per entry (`queue_entry`, until v4) to runs of entries (`queue_segment`, see
 /// `QueueSegments`), and leaves a read-only `queue_entry` view with the old columns, so that `sqlite3` over SSH (and

@@ -10,9 +10,9 @@ import Logging
 /// clear message, since moving it aside would lose data. The full `quick_check` (it reads every page: slow on a Pi with a big library) runs after audio has
 /// started, through `verifyInBackground`.
 public enum StateDatabaseOpener {
-    public static func open(stateDirectory: String, logger: Logger) throws -> FermataDatabase {
+    public static func open(stateDirectory: String, schema: DatabaseSchema, logger: Logger) throws -> FermataDatabase {
         do {
-            let database = try StateStore.open(stateDirectory: stateDirectory)
+            let database = try FermataDatabase(stateDirectory: stateDirectory, schema: schema)
             _ = try database.pool.read { try Row.fetchOne($0, sql: "SELECT * FROM player_state") }
             return database
         } catch let error as SchemaMigrations.Failure {
@@ -30,7 +30,7 @@ public enum StateDatabaseOpener {
                 try? FileManager.default.moveItem(atPath: path + suffix, toPath: aside + suffix)
             }
             logger.error("the state database was damaged (\(error)); moved it to \(aside) and started with a new one")
-            return try StateStore.open(stateDirectory: stateDirectory)
+            return try FermataDatabase(stateDirectory: stateDirectory, schema: schema)
         }
     }
 

@@ -1,18 +1,16 @@
 import DatabaseFile
-import Library
 
 extension DatabaseSchema {
-    /// The whole state database file as the daemon opens it: the library's tables, then the queue, the player state,
-    /// the outputs and the practice tables (`StateMigrations`, in the order they shipped).
-    public static var state: DatabaseSchema {
-        var schema = DatabaseSchema.library
-        StateMigrations.register(in: &schema.migrations)
-        return schema
+    /// Appends the queue, the player state, the outputs and the cards (`StateMigrations`, in the order they shipped)
+    /// after what is registered (the library's tables in the daemon's file).
+    public mutating func addStateTables() {
+        StateMigrations.register(in: &migrations)
     }
 }
 
 /// The daemon's tables in the state database: the queue and the player's saved state. Named migrations, appended after
-/// the library's; never edited once shipped.
+/// the library's; never edited once shipped. Practice's two (`v2-practice`, `v5-practice-keeps-identities`) shipped
+/// between these and are inserted there by the Practice module.
 enum StateMigrations {
     static func register(in migrations: inout SchemaMigrations) {
         migrations.register("v1-queue-state") { db in
@@ -48,15 +46,11 @@ enum StateMigrations {
             // Which outputs `enableoutput`/`disableoutput` left on, by output name (survives restarts).
             try db.execute(sql: "CREATE TABLE output_state (name TEXT PRIMARY KEY, enabled INTEGER NOT NULL)")
         }
-        PracticeMigrations.register(in: &migrations)
         migrations.register("v3-position-sequence") { db in
             // Orders the position in player_state against the checkpoint file beside the database (newer wins).
             try db.execute(sql: "ALTER TABLE player_state ADD COLUMN position_seq INTEGER NOT NULL DEFAULT 0")
         }
         migrations.register("v4-queue-segments", QueueSegmentsMigration.migrate)
-        migrations.register("v5-practice-keeps-identities") { db in
-            try db.execute(sql: PracticeMigrations.keepPractisedIdentities)
-        }
         migrations.register("v6-player-tempo") { db in
             // The speed in percent as acknowledged: the power-cut campaign found it came back only from the current
             // track's practice memory, so a tempo carried into another track was lost by any restart.

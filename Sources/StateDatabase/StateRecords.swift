@@ -1,7 +1,5 @@
-import Engine
 import FermataCore
 import GRDB
-import Player
 
 /// A row of the state database as a Codable GRDB record: properties in camel case, columns in snake case.
 protocol StateRecord: Codable, FetchableRecord, PersistableRecord {}

@@ -1,11 +1,8 @@
 import DatabaseFile
-import Decoders
-import Engine
 import FermataCore
 import Foundation
 import GRDB
 import Logging
-import Player
 import Synchronization
 
 /// Saves the queue and the player state in the state database, writing as few rows as possible: the queue as runs of
@@ -55,11 +52,6 @@ public actor StateStore: PlayerPersistence {
         let path = database.path + "-position"
         positionFile = PositionFile(path: path)
         if positionFile == nil { logger.notice("cannot prepare \(path): position checkpoints go to the database") }
-    }
-
-    /// The state database file with every table (`DatabaseSchema.state`).
-    public static func open(stateDirectory: String) throws -> FermataDatabase {
-        try FermataDatabase(stateDirectory: stateDirectory, schema: .state)
     }
 
     // MARK: loading

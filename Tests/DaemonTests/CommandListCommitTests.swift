@@ -30,7 +30,7 @@ import TestSupport
 
     @Test func editsInsideAListCommitOnceWhenItEnds() async throws {
         let dir = try TemporaryDirectory()
-        let database = try StateStore.open(stateDirectory: dir.path)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
         let store = StateStore(database: database, logger: Logger(label: "t"))
         let counter = CommitCounter()
         try await database.pool.write { db in db.add(transactionObserver: counter, extent: .databaseLifetime) }
@@ -53,7 +53,7 @@ import TestSupport
 
     @Test func anotherClientsEditIsNotHeldBack() async throws {
         let dir = try TemporaryDirectory()
-        let database = try StateStore.open(stateDirectory: dir.path)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
         let store = StateStore(database: database, logger: Logger(label: "t"))
         var queue = PlayQueue()
         var generator = SplitMix64(seed: 4)

@@ -1,5 +1,6 @@
 import AudioCore
 @testable import Decoders
+import FermataCore
 import Foundation
 import TestSupport
 import Testing

@@ -1,7 +1,6 @@
 import AudioCore
 @testable import Engine
 import FermataCore
-import Player
 import Testing
 
 /// The decoder's state machine with no thread, device or file: commands and step results in, the environment's

@@ -1,7 +1,6 @@
 import AudioCore
 import AudioOutput
 @testable import Engine
-import Player
 import Testing
 
 /// The output thread's device lifecycle with no thread or device: requests and write results in, the recorded sink

@@ -2,7 +2,6 @@ import AudioCore
 import Decoders
 @testable import Engine
 import FermataCore
-import Player
 
 /// A `DecoderEnvironment` with no thread, device or file: it records every call the machine makes as an `Action`
 /// and answers from a script — each path's format and length, which opens fail, whether the output is closed. The

@@ -1,7 +1,6 @@
 import AudioCore
 @testable import Engine
 import Foundation
-import Player
 import Synchronization
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import Daemon
 import DatabaseFile
 import Foundation
 import GRDB
@@ -24,7 +25,7 @@ import TestSupport
                                       channels: 1, bitsPerSample: 16, sampleRate: 22_050)
             }
         }
-        let database = try StateStore.open(stateDirectory: state.path)
+        let database = try FermataDatabase(stateDirectory: state.path, schema: .fermata)
         let library = Library(database: database, musicDirectory: music.path)
         _ = try await library.scan()
         var identities: [String: Int64] = [:]

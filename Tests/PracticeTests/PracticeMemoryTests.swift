@@ -1,5 +1,6 @@
 import AudioOutput
 import Daemon
+import DatabaseFile
 import Engine
 import FermataCore
 import Foundation
@@ -133,8 +134,8 @@ import TestSupport
         let events = Task { await player.run() }
         defer { engine.shutdown(); events.cancel() }
         let state = try TemporaryDirectory(prefix: "fermata-practice")
-        let recorder = PracticeRecorder(player: player, store: PracticeStore(database: try StateStore.open(
-            stateDirectory: state.path)), remember: remember)
+        let recorder = PracticeRecorder(player: player, store: PracticeStore(database: try FermataDatabase(
+            stateDirectory: state.path, schema: .fermata)), remember: remember)
         let ids = try await player.add(paths: paths)
 
         try await player.perform(.playEntry(ids[0]))

@@ -23,7 +23,7 @@ import TestSupport
 
         init(start: Date, state: TemporaryDirectory? = nil, remember: Bool = true) throws {
             self.state = try state ?? TemporaryDirectory(prefix: "fermata-practice")
-            database = try StateStore.open(stateDirectory: self.state.path)
+            database = try FermataDatabase(stateDirectory: self.state.path, schema: .fermata)
             clock = ManualClock(start)
             recorder = PracticeRecorder(player: player, store: PracticeStore(database: database), remember: remember,
                                         clock: clock, calendar: TestTime.calendar)

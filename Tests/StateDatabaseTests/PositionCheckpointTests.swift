@@ -1,10 +1,9 @@
 @testable import Daemon
-import Engine
+import DatabaseFile
 import FermataCore
 import Foundation
 import GRDB
 import Logging
-import Player
 @testable import StateDatabase
 import Testing
 import TestSupport
@@ -16,7 +15,7 @@ import TestSupport
     init() throws { dir = try TemporaryDirectory() }
 
     func openStore() throws -> StateStore {
-        StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+        StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
     }
 
     /// A store holding a two-entry queue, playing the first entry at frame 100.

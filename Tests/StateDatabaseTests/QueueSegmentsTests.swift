@@ -1,13 +1,10 @@
 @testable import Daemon
 import DatabaseFile
-import Decoders
-import Engine
 import FermataCore
 import Foundation
 import GRDB
 import Library
 import Logging
-import Player
 @testable import StateDatabase
 import Testing
 import TestSupport
@@ -95,7 +92,7 @@ import TestSupport
         var queue = PlayQueue()
         var snapshot = PlayerSnapshot()
         for round in 0..<6 {
-            let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+            let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
             if round > 0 {
                 _ = try await store.loadHead()
                 let loaded = try await store.loadQueue()
@@ -141,7 +138,7 @@ import TestSupport
 
     @Test func aDamagedRunIsLeftOutAndTheRestLoads() async throws {
         let dir = try TemporaryDirectory()
-        let database = try StateStore.open(stateDirectory: dir.path)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
         var queue = PlayQueue()
         var generator = SplitMix64(seed: 5)
         queue.insert(uris: (0..<600).map { "x/\($0).flac" }, at: nil, using: &generator)
@@ -159,7 +156,7 @@ import TestSupport
         let path = dir.file(FermataDatabase.fileName)
         do {
             let old = try DatabaseQueue(path: path)
-            try DatabaseSchema.state.migrations.makeMigrator().migrate(old, upTo: "v3-position-sequence")
+            try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v3-position-sequence")
             try await old.write { db in
                 for index in 0..<700 {
                     try db.execute(sql: """
@@ -170,7 +167,7 @@ import TestSupport
                 try db.execute(sql: "INSERT INTO player_state (id, shuffled, current_entry, transport) VALUES (1, 1, 15, 'paused')")
             }
         }
-        let store = StateStore(database: try StateStore.open(stateDirectory: dir.path), logger: Logger(label: "t"))
+        let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
         let head = try await store.loadHead()
         #expect(head.entries.map(\.id) == [15, 14])
         let loaded = try await store.loadQueue()
@@ -183,7 +180,7 @@ import TestSupport
         let shuffled: [Int] = (0..<700).sorted { (a: Int, b: Int) in a * 3 % 700 < b * 3 % 700 }
         #expect(loaded.shuffledOrder == shuffled.map { EntryID($0 + 10) })
         // The view reads like the old table.
-        let database = try StateStore.open(stateDirectory: dir.path)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
         // The closure's types are spelled out: Swift 6.2 otherwise picks GRDB's async `read` here.
         let rows: [Row] = try database.pool.read { (db: Database) throws -> [Row] in
             try Row.fetchAll(db, sql: "SELECT id, uri, version, rg_track_gain, shuffle_key FROM queue_entry ORDER BY sort_key")

@@ -1,7 +1,8 @@
+import Daemon
+import DatabaseFile
 import FermataCore
 import Foundation
 import Practice
-import StateDatabase
 import Synchronization
 import TestSupport
 
@@ -36,7 +37,7 @@ func writtenBytes() -> Int {
 }
 
 let state = try TemporaryDirectory(prefix: "fermata-practice-bench")
-let database = try StateStore.open(stateDirectory: state.path)
+let database = try FermataDatabase(stateDirectory: state.path, schema: .fermata)
 let clock = SteppedClock()
 let recorder = PracticeRecorder(player: PlayingPlayer(), store: PracticeStore(database: database), clock: clock)
 await recorder.observe()

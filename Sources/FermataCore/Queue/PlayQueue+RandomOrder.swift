@@ -1,5 +1,3 @@
-import FermataCore
-
 /// MPD's rules for the random play order and priorities (its `Queue.cxx` and `PlaylistControl.cxx`), so that a
 /// client such as ncmpcpp that sets `prio` hears what it would hear from MPD: in random order, entries of higher
 /// priority play first; each priority group plays shuffled; an entry's priority returns to 0 when it starts; `play N`

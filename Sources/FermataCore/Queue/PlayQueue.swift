@@ -1,7 +1,3 @@
-import Decoders
-import Engine
-import FermataCore
-
 /// One entry of the play queue: a file under a stable id, with the ReplayGain values read from its tags.
 public struct QueueEntry: Sendable, Hashable {
     public var id: EntryID

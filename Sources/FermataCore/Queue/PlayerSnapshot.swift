@@ -1,7 +1,3 @@
-import Decoders
-import Engine
-import FermataCore
-
 /// Everything about the player that must survive a power cut, except the queue's entries.
 public struct PlayerSnapshot: Sendable, Equatable {
     public enum Transport: String, Sendable {
@@ -44,14 +40,6 @@ public protocol PlayerPersistence: Sendable {
     func checkpoint(entry: EntryID, frame: Int64, sampleRate: Int, writeNumber: Int) async
 }
 
-/// What changed, for MPD `idle` and status displays.
-public enum PlayerChange: Sendable, Hashable {
-    case player
-    case queue
-    case mixer
-    case options
-}
-
 /// An A–B loop and the entry it belongs to.
 public struct EntryLoop: Sendable, Hashable {
     public var entry: EntryID
@@ -61,10 +49,4 @@ public struct EntryLoop: Sendable, Hashable {
         self.entry = entry
         self.region = region
     }
-}
-
-/// A source frame in an entry.
-public struct EntryFrame: Sendable, Hashable {
-    public var entry: EntryID
-    public var frame: Int64
 }
