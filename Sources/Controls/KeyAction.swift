@@ -2,7 +2,7 @@ import FermataCore
 
 /// What a button gesture, an encoder detent or a chord asks for, as written in a board profile or the user's config:
 /// `play-pause`, `play`, `pause`, `stop`, `next`, `previous`, `seek+10`, `seek-10`, `volume+2`, `volume-2`, `tempo+5`,
-/// `tempo-5`, `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
+/// `tempo-5`, `transpose+1`, `transpose-0.5` (semitones, two decimals at most), `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
 /// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `announce`, `shutdown`, `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
@@ -12,6 +12,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case volume(Int)
     /// Relative tempo in percent.
     case tempo(percent: Int)
+    /// Relative transposition in cents (written in semitones: `transpose+0.5` is 50).
+    case transpose(cents: Int)
     /// off → queue → track → off.
     case repeatCycle
     case loopCycle, loopSetA, loopSetB, loopClear
@@ -38,6 +40,11 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "announce": self = .announce
         case "shutdown": self = .shutdown
         default:
+            if text.hasPrefix("transpose"), let cents = Transposition.cents(semitones: text.dropFirst(9)), cents != 0,
+               text.dropFirst(9).first == "+" || text.dropFirst(9).first == "-" {
+                self = .transpose(cents: cents)
+                return
+            }
             guard let (name, amount) = Self.signedAmount(text) else { return nil }
             switch name {
             case "seek": self = .seek(seconds: amount)
@@ -68,6 +75,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case let .seek(s): "seek" + Self.signed(s == s.rounded() ? "\(Int(s))" : "\(s)", negative: s < 0)
         case let .volume(v): "volume" + Self.signed("\(v)", negative: v < 0)
         case let .tempo(p): "tempo" + Self.signed("\(p)", negative: p < 0)
+        case let .transpose(cents): "transpose" + Transposition.semitonesText(cents: cents)
         case .repeatCycle: "repeat-cycle"
         case .loopCycle: "loop"
         case .loopSetA: "loop-a"
@@ -84,7 +92,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     /// Whether `times` of this action can be sent as one bigger step (an accelerated encoder detent).
     public var scales: Bool {
         switch self {
-        case .seek, .volume, .tempo: true
+        case .seek, .volume, .tempo, .transpose: true
         default: false
         }
     }
@@ -95,6 +103,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case let .seek(s): .seek(seconds: s * Double(times))
         case let .volume(v): .volume(v * times)
         case let .tempo(p): .tempo(percent: p * times)
+        case let .transpose(cents): .transpose(cents: max(-2_500, min(2_500, cents * times)))
         default: self
         }
     }
@@ -118,6 +127,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopClear: .loopClear
         case let .loopLast(seconds): .loopLast(seconds: Double(seconds))
         case let .tempo(p): .changeTempo(by: p)
+        case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)
         case .shutdown: nil
         }

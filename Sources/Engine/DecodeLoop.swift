@@ -241,6 +241,7 @@ extension DecodeLoop: DecoderEnvironment {
     func converterNeedsDrain(before source: AudioFormat) -> Bool { converter.needsFlush(before: source) }
     func drainConverter() { converter.flush { shared.ring.write($0) } }
     func setConverterTempo(_ tempo: Double, continuous: Bool) { converter.setTempo(tempo, continuous: continuous) }
+    func setConverterPitch(_ semitones: Double) { converter.setPitch(semitones) }
 
     func pushMark(_ request: MarkRequest, device: AudioFormat?) {
         markSerial += 1

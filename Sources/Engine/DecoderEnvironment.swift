@@ -44,6 +44,8 @@ protocol DecoderEnvironment: AnyObject {
     /// Writes the converter's tail into the ring.
     func drainConverter()
     func setConverterTempo(_ tempo: Double, continuous: Bool)
+    /// Transposes what is converted from now on (semitones; 0: none).
+    func setConverterPitch(_ semitones: Double)
 
     // MARK: the ring
 

@@ -49,6 +49,8 @@ struct DecoderMachine {
     private(set) var device: AudioFormat?
     /// Playback speed (1 = normal); the converter follows it.
     private(set) var tempo = 1.0
+    /// Transposition in semitones (0 = none); the converter follows it.
+    private(set) var pitch = 0.0
     private(set) var practice = LoopPractice()
     /// Count-ins and spoken words still to write before the music, in order.
     private(set) var inserts: [ClickTrack] = []
@@ -81,6 +83,7 @@ struct DecoderMachine {
         case let .setUpcoming(after, item): setUpcoming(after: after, item, env)
         case let .setLoop(entry, region): setLoop(entry: entry, region, env)
         case let .setTempo(tempo): changeTempo(tempo, env)
+        case let .setPitch(semitones): changePitch(semitones, env)
         case let .setTrainer(trainer):
             practice.trainer = trainer
             resetPasses()
@@ -172,12 +175,27 @@ struct DecoderMachine {
     /// A new speed: what is heard continues from the heard position at the new tempo (a splice at the cursor).
     private mutating func changeTempo(_ newTempo: Double, _ env: some DecoderEnvironment) {
         guard newTempo != tempo else { return }
+        splice(env) { machine, env in machine.setTempo(newTempo, continuous: false, env) }
+    }
+
+    /// A new transposition: what is heard continues from the heard position in the new key (a splice at the cursor).
+    private mutating func changePitch(_ semitones: Double, _ env: some DecoderEnvironment) {
+        guard semitones != pitch else { return }
+        splice(env) { machine, env in
+            machine.pitch = semitones
+            env.setConverterPitch(semitones)
+        }
+    }
+
+    /// Changes how audio is converted so that it is heard within a few milliseconds: drops what the ring holds past
+    /// the heard position, applies `change`, and decodes on from the heard position (nothing heard yet: just applies).
+    private mutating func splice<Env: DecoderEnvironment>(_ env: Env, _ change: (inout DecoderMachine, Env) -> Void) {
         guard !env.timelineIsEmpty else {
-            setTempo(newTempo, continuous: false, env)
+            change(&self, env)
             return
         }
         let answer = flush(.splice, open: nil, env)
-        setTempo(newTempo, continuous: false, env)
+        change(&self, env)
         if let heard = answer.heard { reposition(heard, env) }
         env.resume()
     }

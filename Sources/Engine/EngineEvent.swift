@@ -26,6 +26,8 @@ enum DecoderCommand: Sendable {
     case setUpcoming(after: EntryID, PlayableItem?)
     case setLoop(entry: EntryID, LoopRegion?)
     case setTempo(Double)
+    /// Transposition in semitones.
+    case setPitch(Double)
     case setTrainer(SpeedTrainer?)
     case setPassCountIn(CountInPlan?)
     case announce(Speech, duck: Bool)

@@ -14,8 +14,10 @@ final class FormatConverter {
     private var resampler: Resampler?
     /// Playback speed (1: untouched). Changing it keeps the stretcher's state, so a change at a loop seam is seamless.
     private(set) var tempo = 1.0
-    /// Whether audio goes through the stretcher: at any tempo but 1, and at 1 too when reached continuously (the
-    /// speed trainer's last step), so no buffered audio is dropped.
+    /// Transposition in semitones (0: untouched), independent of the tempo; SoundTouch does both in one pass.
+    private(set) var pitch = 0.0
+    /// Whether audio goes through the stretcher: at any tempo but 1 or any transposition but 0, and at 1 too when
+    /// reached continuously (the speed trainer's last step), so no buffered audio is dropped.
     private(set) var stretching = false
     private var stretcher: OpaquePointer?
     private var stretcherShape: (rate: Int, channels: Int)?
@@ -59,8 +61,17 @@ final class FormatConverter {
     /// (a loop seam), so the stretcher stays in the path even at 1.
     func setTempo(_ value: Double, continuous: Bool = false) {
         tempo = value
-        stretching = value != 1 || (continuous && stretching)
+        stretching = value != 1 || pitch != 0 || (continuous && stretching)
         if let stretcher { fermata_stretch_set_tempo(stretcher, value) }
+        prepareStretcher()
+    }
+
+    /// Sets the transposition (semitones; 0 with tempo 1 leaves the path untouched, bit for bit) for what is
+    /// converted from now on.
+    func setPitch(_ semitones: Double) {
+        pitch = semitones
+        stretching = tempo != 1 || semitones != 0
+        if let stretcher { fermata_stretch_set_pitch_semitones(stretcher, semitones) }
         prepareStretcher()
     }
 
@@ -90,7 +101,10 @@ final class FormatConverter {
         if let stretcher { fermata_stretch_free(stretcher) }
         stretcher = fermata_stretch_new(UInt32(shape.rate), UInt32(shape.channels))
         stretcherShape = shape
-        if let stretcher { fermata_stretch_set_tempo(stretcher, tempo) }
+        if let stretcher {
+            fermata_stretch_set_tempo(stretcher, tempo)
+            fermata_stretch_set_pitch_semitones(stretcher, pitch)
+        }
     }
 
     /// True when the next track (in `next`) would need the resampler's tail flushed first.
@@ -154,7 +168,7 @@ final class FormatConverter {
     func reset() {
         resampler?.clear()
         if let stretcher { fermata_stretch_clear(stretcher) }
-        stretching = tempo != 1
+        stretching = tempo != 1 || pitch != 0
     }
 
     private func emitDevice(

@@ -81,6 +81,9 @@ public final class PlaybackEngine: Sendable {
     /// Playback speed without pitch change (1 = normal and bit-exact); heard within a few milliseconds, continuing
     /// from the heard position.
     public func setTempo(_ tempo: Double) { mailbox.send(.setTempo(tempo)) }
+    /// Transposition in semitones (fractions are cents; 0 = none, and with tempo 1 bit-exact), independent of the
+    /// tempo; heard within a few milliseconds, continuing from the heard position.
+    public func setPitch(semitones: Double) { mailbox.send(.setPitch(semitones)) }
     /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
     public func setTrainer(_ trainer: SpeedTrainer?) { mailbox.send(.setTrainer(trainer)) }
     /// Count-in clicks before every A–B loop pass (nil: none).

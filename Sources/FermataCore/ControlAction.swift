@@ -44,6 +44,11 @@ public enum ControlAction: Sendable, Hashable {
     case setTempo(percent: Int)
     /// Changes the speed by a signed number of percent (buttons: ±5), clamped to 50–150.
     case changeTempo(by: Int)
+    /// Transposition in cents, independent of the tempo (`Transposition.range`: ±12 semitones in half-semitone steps
+    /// plus a ±50-cent fine tune; 0 with tempo 100 % is untouched audio).
+    case setTranspose(cents: Int)
+    /// Changes the transposition by a signed number of cents (buttons: ±50, a half semitone), clamped to the range.
+    case changeTranspose(by: Int)
     /// Starts the speed trainer on the A–B loop, or ends it (nil; the tempo stays where it got to).
     case speedTrainer(SpeedTrainerPlan?)
     /// Count-in clicks before playback starts (and before each loop pass if asked); nil or 0 beats: none.
@@ -55,7 +60,45 @@ public enum ControlAction: Sendable, Hashable {
     /// A track's practice memory, applied on entering it (the practice recorder): its tempo, and its loop when it has
     /// one. Refused when `entry` is no longer current, or when a command changed the tempo or the loop since that
     /// entry started: the listener's own change wins over a memory that arrives after it.
-    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?)
+    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?, transposeCents: Int)
+}
+
+/// Transposition's limits and its spoken and written forms.
+public enum Transposition {
+    /// ±12 semitones and a ±50-cent fine tune, in cents.
+    public static let range = -1250...1250
+
+    /// Semitones as a decimal ("-2", "+7", "3.5", "0.15"): what `transpose` answers and accepts.
+    public static func semitonesText(cents: Int) -> String {
+        let sign = cents < 0 ? "-" : (cents > 0 ? "+" : "")
+        let magnitude = cents.magnitude
+        let whole = magnitude / 100, fraction = magnitude % 100
+        guard fraction != 0 else { return sign + String(whole) }
+        let digits = fraction % 10 == 0 ? String(fraction / 10) : (fraction < 10 ? "0" : "") + String(fraction)
+        return sign + String(whole) + "." + digits
+    }
+
+    /// Cents from semitones written as a decimal with at most two decimals ("-2", "+7", "3.5", "0.15"), parsed
+    /// digit by digit (no floating point); nil for anything else, and for more than `limit` cents either way.
+    public static func cents(semitones text: some StringProtocol, limit: Int = range.upperBound) -> Int? {
+        var rest = Substring(text)
+        let negative = rest.first == "-"
+        if rest.first == "-" || rest.first == "+" { rest = rest.dropFirst() }
+        let parts = rest.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard let whole = parts.first, !whole.isEmpty, whole.count <= 3, whole.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let units = Int(whole) else { return nil }
+        var fraction = 0
+        if parts.count == 2 {
+            let digits = parts[1]
+            guard (1...2).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(digits) else {
+                return nil
+            }
+            fraction = digits.count == 1 ? value * 10 : value
+        }
+        let cents = units * 100 + fraction
+        guard cents <= limit else { return nil }
+        return negative ? -cents : cents
+    }
 }
 
 /// The answer to a `practiceMemory` that came too late: the listener changed the tempo or the loop on the track first,
@@ -152,6 +195,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var replayGain: ReplayGainMode = .off
     /// Playback speed in percent (100: normal, bit-exact; other values are time-stretched without pitch change).
     public var tempoPercent = 100
+    /// Transposition in cents (0: none; `Transposition.range`), independent of the tempo.
+    public var transposeCents = 0
     /// The device format, e.g. "44100 Hz 16-bit 2ch", when the device is open.
     public var outputFormat: String?
     /// The last problem worth showing (a file that would not play, a missing device), or nil.

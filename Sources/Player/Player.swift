@@ -69,6 +69,7 @@ public actor Player: PlayerControl {
         case let .setGain(gain): engine.setGain(gain)
         case let .setPassCountIn(plan): engine.setPassCountIn(plan)
         case let .setTempo(tempo): engine.setTempo(tempo)
+        case let .setPitch(semitones): engine.setPitch(semitones: semitones)
         case let .setTrainer(trainer): engine.setTrainer(trainer)
         case let .prepareTrackAnnouncement(entry, speech, duck): engine.prepareTrackAnnouncement(entry, speech, duck: duck)
         }

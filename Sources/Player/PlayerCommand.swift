@@ -54,6 +54,7 @@ enum EngineOrder: Equatable {
     case setGain(Double)
     case setPassCountIn(CountInPlan?)
     case setTempo(Double)
+    case setPitch(semitones: Double)
     case setTrainer(SpeedTrainer?)
     case prepareTrackAnnouncement(EntryID, Speech, duck: Bool)
 }

@@ -18,6 +18,8 @@ struct PlayerModes {
     var volumeCeiling = 100
     /// Playback speed in percent (100: untouched).
     var tempoPercent = 100
+    /// Transposition in cents (0: untouched), independent of the tempo.
+    var transposeCents = 0
     /// The count-in before playback starts, if any.
     var countIn: CountInPlan?
     var announcements = AnnouncementStyle()

@@ -44,6 +44,16 @@ extension PlayerState {
             setSteppedTempo(percent, &step)
         case let .changeTempo(delta):
             setSteppedTempo(min(150, max(50, modes.tempoPercent + min(100, max(-100, delta)))), &step)
+        case let .setTranspose(cents):
+            guard Transposition.range.contains(cents) else {
+                throw Player.ActionError.invalidValue("transposition must be -12.5 to +12.5 semitones")
+            }
+            setTranspose(cents, &step)
+        case let .changeTranspose(delta):
+            // Bounded by the range's width, so the sum cannot overflow and any change can reach either end.
+            let bounded = min(2_500, max(-2_500, delta))
+            setTranspose(min(Transposition.range.upperBound, max(Transposition.range.lowerBound,
+                                                                  modes.transposeCents + bounded)), &step)
         case let .speedTrainer(plan?):
             if let problem = plan.problem { throw Player.ActionError.invalidValue(problem) }
             setTrainer(SpeedTrainer(start: Double(plan.startPercent) / 100, step: Double(plan.stepPercent) / 100,
@@ -78,8 +88,11 @@ extension PlayerState {
             let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
                                     end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
             setLoopMarks(try .region(region, on: heard.entry), &step)
-        case let .practiceMemory(entry, tempo, loop):
+        case let .practiceMemory(entry, tempo, loop, transpose):
             guard (50...150).contains(tempo) else { throw Player.ActionError.invalidValue("tempo must be 50-150 %") }
+            guard Transposition.range.contains(transpose) else {
+                throw Player.ActionError.invalidValue("transposition must be -12.5 to +12.5 semitones")
+            }
             // Refused when the listener changed the tempo or the loop since the entry started, or it is no longer
             // the entry playing: the memory was read for a moment that has passed.
             guard current == entry, !transport.isStopped, !practiceTouched else { throw PracticeMemorySuperseded() }
@@ -92,6 +105,7 @@ extension PlayerState {
                                                repeatCount: loop.repeatCount), on: entry)
             }
             setSteppedTempo(tempo, &step)
+            setTranspose(transpose, &step)
             if let marks { setLoopMarks(marks, &step) }
         }
     }
@@ -188,8 +202,8 @@ extension ControlAction {
     /// Whether the action is the listener's own change of the tempo or the loop (a practice memory is not).
     var setsPracticeSettings: Bool {
         switch self {
-        case .setTempo, .changeTempo, .speedTrainer, .loopSetA, .loopSetB, .loopCycle, .loopClear, .loopLast,
-             .loopNudge, .setLoop: true
+        case .setTempo, .changeTempo, .setTranspose, .changeTranspose, .speedTrainer, .loopSetA, .loopSetB, .loopCycle,
+             .loopClear, .loopLast, .loopNudge, .setLoop: true
         default: false
         }
     }

@@ -147,6 +147,7 @@ extension PlayerState {
         // A value a hand-edited row holds outside 50–150 % is stepped into range, as a tempo command would be.
         let tempo = PlayerModes.steppedTempo(min(150, max(50, saved.tempoPercent)))
         if tempo != modes.tempoPercent { setTempo(tempo, &step) }
+        setTranspose(min(Transposition.range.upperBound, max(Transposition.range.lowerBound, saved.transposeCents)), &step)
         queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion, shuffledOrder: nil)
         setLoopMarks(saved.loop.map(LoopMarks.set) ?? .none, &step)
         moveCursor(to: saved.currentEntry, &step)

@@ -195,6 +195,14 @@ extension PlayerState {
         step.changed(.player)
     }
 
+    /// Transposes by `cents` (0: none), independent of the tempo; nothing when already there.
+    mutating func setTranspose(_ cents: Int, _ step: inout PlayerStep) {
+        guard cents != modes.transposeCents else { return }
+        modes.transposeCents = cents
+        step.order(.setPitch(semitones: Double(cents) / 100))
+        step.changed(.player)
+    }
+
     /// Starts (its start tempo at once) or ends the speed trainer; the engine reports each step as `tempoChanged`.
     mutating func setTrainer(_ trainer: SpeedTrainer?, _ step: inout PlayerStep) {
         if let trainer { modes.tempoPercent = PlayerModes.percent(ofRatio: trainer.start) }

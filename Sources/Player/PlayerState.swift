@@ -110,6 +110,7 @@ struct PlayerState {
         status.single = modes.single
         status.singleOneshot = modes.singleOneshot
         status.tempoPercent = modes.tempoPercent
+        status.transposeCents = modes.transposeCents
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         status.loopPendingA = loopMarks.pendingA?.frame
         status.replayGain = modes.replayGain
@@ -137,6 +138,7 @@ struct PlayerState {
         s.sampleRate = heard.sourceRate
         s.volume = modes.volume
         s.tempoPercent = modes.tempoPercent
+        s.transposeCents = modes.transposeCents
         s.repeatMode = modes.repeatMode
         // The oneshot modes are one command's "once": not kept across a restart (as MPD's state file keeps neither).
         s.single = modes.single && !modes.singleOneshot

@@ -168,7 +168,8 @@ public actor PracticeRecorder {
                          repeatCount: saved.loopCount)
         }
         do {
-            try await player.perform(.practiceMemory(entry: visit.entry, tempoPercent: saved.tempoPercent, loop: loop))
+            try await player.perform(.practiceMemory(entry: visit.entry, tempoPercent: saved.tempoPercent, loop: loop,
+                                                     transposeCents: saved.transposeCents))
         } catch is PracticeMemorySuperseded {
             // The listener changed the tempo or the loop on this track first: theirs stays, and becomes the memory at
             // the next observation (it differs from the memory still `known`).

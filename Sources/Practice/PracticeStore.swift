@@ -3,16 +3,19 @@ import FermataCore
 import Foundation
 import GRDB
 
-/// A track's practice memory: the A–B region and tempo it was last practised with.
+/// A track's practice memory: the A–B region, tempo and transposition it was last practised with.
 public struct TrackMemory: Sendable, Hashable {
     public var loop: PracticeSubject.LoopMilliseconds?
     public var loopCount: Int?
     public var tempoPercent: Int
+    public var transposeCents: Int
 
-    public init(loop: PracticeSubject.LoopMilliseconds? = nil, loopCount: Int? = nil, tempoPercent: Int = 100) {
+    public init(loop: PracticeSubject.LoopMilliseconds? = nil, loopCount: Int? = nil, tempoPercent: Int = 100,
+                transposeCents: Int = 0) {
         self.loop = loop
         self.loopCount = loopCount
         self.tempoPercent = tempoPercent
+        self.transposeCents = transposeCents
     }
 }
 
@@ -76,9 +79,11 @@ public struct PracticeStore: Sendable {
         try await database.pool.read { db in
             let (subject, _) = try Self.subject(db, path: path)
             guard let saved = try PracticeMemoryRecord.fetchOne(db, sql: """
-                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent FROM practice_memory WHERE subject = ?
+                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents
+                FROM practice_memory WHERE subject = ?
                 """, arguments: [subject]) else { return nil }
-            var memory = TrackMemory(loopCount: saved.loopCount, tempoPercent: saved.tempoPercent)
+            var memory = TrackMemory(loopCount: saved.loopCount, tempoPercent: saved.tempoPercent,
+                                     transposeCents: saved.transposeCents)
             if let start = saved.loopStartMs, let end = saved.loopEndMs, end > start {
                 memory.loop = .init(start: start, end: end)
             }
@@ -92,10 +97,10 @@ public struct PracticeStore: Sendable {
             let (subject, _) = try Self.subject(db, path: path)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO practice_memory
-                    (subject, loop_start_ms, loop_end_ms, loop_count, tempo_percent, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?)
+                    (subject, loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [subject, memory.loop?.start, memory.loop?.end, memory.loopCount,
-                                 memory.tempoPercent, Int64(date.timeIntervalSince1970)])
+                                 memory.tempoPercent, memory.transposeCents, Int64(date.timeIntervalSince1970)])
         }
     }
 
@@ -146,6 +151,7 @@ private struct PracticeMemoryRecord: Decodable, FetchableRecord {
     var loopEndMs: Int64?
     var loopCount: Int?
     var tempoPercent: Int
+    var transposeCents: Int
 }
 
 /// The `track` columns `PracticeStore.describe` reads: path and tags.

@@ -18,10 +18,11 @@ struct PracticeVisit: Sendable {
         return PracticeSubject(path: path, loop: loop(status))
     }
 
-    /// The loop and tempo the status shows; nil while the track's sample rate is not known yet.
+    /// The loop, tempo and transposition the status shows; nil while the track's sample rate is not known yet.
     static func memory(_ status: PlayerStatus) -> TrackMemory? {
         guard status.loop == nil || status.sourceSampleRate > 0 else { return nil }
-        return TrackMemory(loop: loop(status), loopCount: status.loop?.repeatCount, tempoPercent: status.tempoPercent)
+        return TrackMemory(loop: loop(status), loopCount: status.loop?.repeatCount, tempoPercent: status.tempoPercent,
+                           transposeCents: status.transposeCents)
     }
 
     /// The loop's ends rounded to milliseconds.
@@ -37,7 +38,7 @@ extension TrackMemory {
     /// Whether this (what the player shows) carries out `saved`: its tempo, and its loop when it has one, up to the
     /// millisecond the frame rounding may move a loop end.
     func shows(_ saved: TrackMemory) -> Bool {
-        guard tempoPercent == saved.tempoPercent else { return false }
+        guard tempoPercent == saved.tempoPercent, transposeCents == saved.transposeCents else { return false }
         guard let want = saved.loop else { return true }
         guard let have = loop else { return false }
         return abs(have.start - want.start) <= 1 && abs(have.end - want.end) <= 1 && loopCount == saved.loopCount

@@ -72,5 +72,9 @@ enum StateMigrations {
                 );
                 """)
         }
+        migrations.register("v8-player-transpose") { db in
+            // The transposition in cents as acknowledged (survives a restart, as the tempo does).
+            try db.execute(sql: "ALTER TABLE player_state ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0")
+        }
     }
 }

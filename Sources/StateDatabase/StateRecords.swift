@@ -24,6 +24,7 @@ struct PlayerStateRecord: StateRecord {
     var sampleRate: Int
     var volume: Int
     var tempoPercent: Int
+    var transposeCents: Int
     var repeatMode: String
     var single: Bool
     var consume: Bool
@@ -44,6 +45,7 @@ struct PlayerStateRecord: StateRecord {
         sampleRate = s.sampleRate
         volume = s.volume
         tempoPercent = s.tempoPercent
+        transposeCents = s.transposeCents
         repeatMode = s.repeatMode.rawValue
         single = s.single
         consume = s.consume
@@ -66,6 +68,7 @@ struct PlayerStateRecord: StateRecord {
         s.sampleRate = sampleRate
         s.volume = volume
         s.tempoPercent = tempoPercent
+        s.transposeCents = transposeCents
         s.repeatMode = RepeatMode(rawValue: repeatMode) ?? .off
         s.single = single
         s.consume = consume

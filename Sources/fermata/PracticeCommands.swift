@@ -1,4 +1,5 @@
 import ArgumentParser
+import FermataCore
 import Foundation
 
 /// `fermata tempo [N|+N|-N]`: shows or sets the playback speed without pitch change (50–150 %, 5 % steps).
@@ -23,6 +24,31 @@ struct TempoCommand: ParsableCommand {
         try withConnection(connection) { client in
             if let step = arguments.first.flatMap(Self.step) { _ = try client.command("tempo \(step.text)") }
             print("tempo \(dictionary(try client.command("tempo"))["tempo"] ?? "-") %")
+        }
+    }
+}
+
+/// `fermata transpose [SEMITONES]`: shows or sets the transposition, independent of the tempo (-12.5 to +12.5
+/// semitones; 0.01 is a cent).
+struct TransposeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "transpose", abstract: "Show or set the pitch without tempo change (-12.5 to +12.5 semitones).")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(parsing: .allUnrecognized, help: "Semitones, e.g. -2, +7, 3.5 or 0.15 (15 cents).") var words: [String] = []
+    /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
+    var arguments: [String] { SignedWords.dropTerminator(words) }
+
+    func validate() throws {
+        guard arguments.count <= 1 else { throw ValidationError("give at most one transposition in semitones") }
+        if let value = arguments.first, Transposition.cents(semitones: value) == nil {
+            throw ValidationError("transposition must be -12.5 to +12.5 semitones, at most two decimals")
+        }
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            if let value = arguments.first { _ = try client.command("transpose \(value)") }
+            print("transpose \(dictionary(try client.command("transpose"))["transpose"] ?? "-") semitones")
         }
     }
 }

@@ -159,11 +159,15 @@ import Testing
 
     @Test func actionNamesRoundTrip() {
         for text in ["play-pause", "play", "pause", "stop", "next", "previous", "seek+10", "seek-2.5", "volume+2",
-                     "volume-5", "tempo+5", "tempo-5", "repeat-cycle", "loop", "loop-a", "loop-b", "loop-clear",
+                     "volume-5", "tempo+5", "tempo-5", "transpose+1", "transpose-0.5", "transpose+0.05", "repeat-cycle", "loop", "loop-a", "loop-b", "loop-clear",
                      "announce", "shutdown"] {
             #expect(KeyAction(parsing: text)?.description == text)
         }
         #expect(KeyAction(parsing: "volume+0.5") == nil)
+        #expect(KeyAction(parsing: "transpose+0.5")?.controlAction(currentRepeat: .off) == .changeTranspose(by: 50))
+        #expect(KeyAction(parsing: "transpose+13") == nil && KeyAction(parsing: "transpose1") == nil)
+        #expect(KeyAction(parsing: "transpose+0") == nil && KeyAction(parsing: "transpose") == nil)
+        #expect(KeyAction.transpose(cents: 100).scaled(by: 3) == .transpose(cents: 300))
         #expect(KeyAction(parsing: "seek") == nil)
         #expect(KeyAction.volume(2).scaled(by: 4) == .volume(8))
         #expect(KeyAction.next.scaled(by: 4) == .next)

@@ -25,6 +25,8 @@ struct CLIBadInputTests {
                 (["seek", "1:75"], "TIME must be"),
                 (["volume", "+9223372036854775807"], "volume must be"),
                 (["tempo", "+9223372036854775807"], "speed must be"),
+                (["transpose", "13"], "transposition must be"),
+                (["transpose", "--", "-9223372036854775808"], "transposition must be"),
                 (["loop", "set", "0", "1e300"], "loop set A B"),
                 (["loop", "nudge", "a", "99999999999"], "loop nudge"),
                 // `abs(Int.min)` trapped (SIGILL, exit 132), with or without the `--`.

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// Practice through the real daemon: the time played shows in `practice` and `fermata practice`, and going back to
-/// a track brings back its loop and tempo (`practice.remember` is on by default).
+/// a track brings back its loop, tempo and transposition (`practice.remember` is on by default).
 @Suite struct PracticeE2ETests {
     @Test func practiceTimeAndPerTrackMemory() async throws {
         try await Daemon.with { daemon async throws in
@@ -16,22 +16,26 @@ import TestSupport
             _ = try await daemon.status(within: 10) { $0["state"] == "play" && $0["song"] == "0" }
             try await daemon.ok("loop_set 0.5 1.5")
             try await daemon.ok("tempo 80")
+            let transposed = try await daemon.fermata("transpose", "--", "-2")
+            #expect(transposed.status == 0 && transposed.output == "transpose -2 semitones\n", "\(transposed)")
             try await Task.sleep(for: .seconds(3))
 
             try await daemon.ok("play 1")
             _ = try await daemon.status(within: 10) { $0["song"] == "1" && (Double($0["elapsed"] ?? "") ?? 0) > 0.1 }
             try await daemon.ok("loop_set 0.2 0.4")
             try await daemon.ok("tempo 100")
+            try await daemon.ok("transpose 0")
             try await Task.sleep(for: .seconds(2))  // the recorder sees the change (at once, and at its 1 Hz poll)
 
             try await daemon.ok("play 0")
             let deadline = Date().addingTimeInterval(10)
             var loop = try await daemon.ok("loop_status")
-            while !(loop["loop_start"] == "0.500" && loop["tempo"] == "80"), Date() < deadline {
+            while !(loop["loop_start"] == "0.500" && loop["tempo"] == "80" && loop["transpose"] == "-2"), Date() < deadline {
                 try await Task.sleep(for: .milliseconds(50))
                 loop = try await daemon.ok("loop_status")
             }
             #expect(loop["loop_start"] == "0.500" && loop["loop_end"] == "1.500" && loop["tempo"] == "80", "\(loop)")
+            #expect(loop["transpose"] == "-2", "the track's transposition comes back with it: \(loop)")
             try await daemon.ok("stop")
 
             let report = try await daemon.ok("practice")

@@ -266,7 +266,7 @@ enum ProtocolFuzzCorpus {
         "speed_trainer": ["80", "5", "2", "100"], "stats": [], "status": [],
         "sticker": ["set", "song", MusicFixture.uno.path, "rating", "5"], "stickernames": [],
         "stickernamestypes": ["song"], "stickertypes": [], "stop": [], "subscribe": ["fuzz"], "swap": ["0", "1"], "swapid": ["1", "2"],
-        "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "unsubscribe": ["fuzz"], "update": ["Beta"],
+        "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "transpose": ["-2.5"], "unsubscribe": ["fuzz"], "update": ["Beta"],
         "urlhandlers": [], "volume": ["+5"],
     ]
 

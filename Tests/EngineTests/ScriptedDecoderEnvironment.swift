@@ -18,6 +18,7 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
         case resetConverter
         case drainConverter
         case tempo(Double, continuous: Bool)
+        case pitch(Double)
         case mark(TrackMark.Kind, EntryID?, frame: Int64, holds: Bool)
         case decoded(Int)
         case seam(from: Int64, fade: Int)
@@ -99,6 +100,7 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
     func converterNeedsDrain(before source: AudioFormat) -> Bool { false }
     func drainConverter() { actions.append(.drainConverter) }
     func setConverterTempo(_ tempo: Double, continuous: Bool) { actions.append(.tempo(tempo, continuous: continuous)) }
+    func setConverterPitch(_ semitones: Double) { actions.append(.pitch(semitones)) }
 
     func pushMark(_ mark: MarkRequest, device: AudioFormat?) {
         actions.append(.mark(mark.kind, mark.point?.item.entryID, frame: mark.point?.frame ?? 0,

@@ -43,6 +43,7 @@ import Testing
         case let .loopNudge(_, milliseconds): abs(milliseconds) <= ArgumentParser.maxMilliseconds
         case let .setTempo(percent): (50...150).contains(percent)
         case let .changeTempo(delta): (-100...100).contains(delta)
+        case let .setTranspose(cents): Transposition.range.contains(cents)
         case let .setVolume(volume): (0...100).contains(volume)
         case let .changeVolume(delta): (-100...100).contains(delta)
         case let .countIn(plan?): plan.problem == nil
@@ -118,6 +119,7 @@ import Testing
 
     @Test func tempoSpeedTrainerAndCountIn() async {
         let tempo = "tempo must be a percentage (50-150) or +N/-N"
+        let transpose = "transpose takes semitones from -12.5 to +12.5 (at most two decimals)"
         let bpm = "count-in tempo must be 20-400 BPM"
         await expect([
             ("tempo +\(Self.int64Max)", tempo),
@@ -134,6 +136,19 @@ import Testing
             ("tempo +100", nil),
             ("tempo -100", nil),
             ("tempo 150", nil),
+            ("transpose \(Self.int64Max)", transpose),
+            ("transpose \(Self.int64Min)", transpose),
+            ("transpose \(Self.hugeDigits)", transpose),
+            ("transpose 12.51", transpose),
+            ("transpose -13", transpose),
+            ("transpose 0.001", transpose),
+            ("transpose nan", transpose),
+            ("transpose inf", transpose),
+            ("transpose 1e1", transpose),
+            ("transpose \"\"", transpose),
+            ("transpose -12.5", nil),
+            ("transpose +7", nil),
+            ("transpose 0.15", nil),
             ("count_in 4 nan", bpm),
             ("count_in 4 inf", bpm),
             ("count_in 4 -inf", bpm),

@@ -110,6 +110,8 @@ public actor InMemoryBackend: MPDBackend {
             idle.publish(.player)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
+        case let .setTranspose(cents): player.transposeCents = cents; idle.publish(.player)
+        case let .changeTranspose(delta): player.transposeCents += delta; idle.publish(.player)
         case let .speedTrainer(plan): if let plan { player.tempoPercent = plan.startPercent }; idle.publish(.player)
         case .countIn, .setAnnouncements: idle.publish(.options)
         case .announce: break

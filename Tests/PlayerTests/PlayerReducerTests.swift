@@ -253,12 +253,12 @@ import Testing
         let playing = Self.heard(1, frame: 1000, generation: 1, state: .playing)
         _ = try state.reduce(.action(.setTempo(percent: 80)), heard: playing)
         #expect(throws: PracticeMemorySuperseded.self) {
-            try state.reduce(.action(.practiceMemory(entry: 1, tempoPercent: 60, loop: nil)), heard: playing)
+            try state.reduce(.action(.practiceMemory(entry: 1, tempoPercent: 60, loop: nil, transposeCents: 0)), heard: playing)
         }
         #expect(state.modes.tempoPercent == 80)
         // The next entry starts fresh: its memory applies.
         _ = try state.reduce(.action(.next), heard: playing)
-        let effects = try state.reduce(.action(.practiceMemory(entry: 2, tempoPercent: 60, loop: nil)),
+        let effects = try state.reduce(.action(.practiceMemory(entry: 2, tempoPercent: 60, loop: nil, transposeCents: 0)),
                                        heard: Self.heard(2, generation: 2, state: .playing))
         #expect(effects.engine == [.setTempo(0.6)] && state.modes.tempoPercent == 60)
     }

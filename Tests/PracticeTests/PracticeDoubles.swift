@@ -30,13 +30,15 @@ actor ScriptedPlayer: PlayerControl {
         performed.append(action)
         switch action {
         case let .setTempo(percent): current.tempoPercent = percent
+        case let .setTranspose(cents): current.transposeCents = cents
         case let .setLoop(start, end, count):
             let rate = Double(current.sourceSampleRate)
             current.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
-        case let .practiceMemory(entry, tempo, loop):
+        case let .practiceMemory(entry, tempo, loop, transpose):
             // As the player: refused once the listener changed the tempo or the loop on this entry.
             guard entry == current.entryID, !touched else { throw PracticeMemorySuperseded() }
             current.tempoPercent = tempo
+            current.transposeCents = transpose
             if let loop {
                 let rate = Double(current.sourceSampleRate)
                 current.loop = LoopRegion(start: Int64(loop.startSeconds * rate), end: Int64(loop.endSeconds * rate),

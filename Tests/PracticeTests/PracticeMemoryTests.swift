@@ -141,11 +141,13 @@ import TestSupport
         try await player.perform(.playEntry(ids[0]))
         try await heard(ids[0], player, recorder)
         try await player.perform(.setTempo(percent: 80))
+        try await player.perform(.setTranspose(cents: -250))
         try await player.perform(.setLoop(startSeconds: 2, endSeconds: 4))
         await recorder.observe()
         try await player.perform(.playEntry(ids[1]))
         try await heard(ids[1], player, recorder)
         try await player.perform(.setTempo(percent: 100))
+        try await player.perform(.setTranspose(cents: 0))
         try await player.perform(.setLoop(startSeconds: 5, endSeconds: 6))  // the player keeps one loop: this one now
         await recorder.observe()
         try await player.perform(.playEntry(ids[0]))
@@ -155,10 +157,10 @@ import TestSupport
         let status = await player.status()
         #expect(status.entryID == ids[0])
         if remember {
-            #expect(status.tempoPercent == 80)
+            #expect(status.tempoPercent == 80 && status.transposeCents == -250)
             #expect(status.loop?.start == 88_200 && status.loop?.end == 176_400)
         } else {
-            #expect(status.tempoPercent == 100 && status.loop == nil)
+            #expect(status.tempoPercent == 100 && status.transposeCents == 0 && status.loop == nil)
         }
     }
 

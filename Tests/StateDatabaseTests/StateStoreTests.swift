@@ -18,6 +18,8 @@ import TestSupport
         s.sampleRate = 44_100
         s.repeatMode = .queue
         s.volume = 70
+        s.tempoPercent = 85
+        s.transposeCents = -350
         s.loop = EntryLoop(entry: current ?? 0, region: LoopRegion(start: 1000, end: 9000, repeatCount: 3))
         s.queueVersion = queue.version
         s.nextEntryID = queue.nextID
@@ -49,6 +51,7 @@ import TestSupport
         let head = try await store.loadHead()
         #expect(head.snapshot?.positionFrames == 777_777)
         #expect(head.snapshot?.repeatMode == .queue)
+        #expect(head.snapshot?.tempoPercent == 85 && head.snapshot?.transposeCents == -350)
         #expect(head.snapshot?.loop?.region == LoopRegion(start: 1000, end: 9000, repeatCount: 3))
         #expect(head.entries.first?.id == saved.currentEntry)
         let loaded = try await store.loadQueue()

@@ -23,6 +23,10 @@ extern "C" void fermata_stretch_free(fermata_stretch *stretch) { delete stretch;
 
 extern "C" void fermata_stretch_set_tempo(fermata_stretch *stretch, double tempo) { stretch->touch.setTempo(tempo); }
 
+extern "C" void fermata_stretch_set_pitch_semitones(fermata_stretch *stretch, double semitones) {
+    stretch->touch.setPitchSemiTones(semitones);
+}
+
 extern "C" void fermata_stretch_put(fermata_stretch *stretch, const float *samples, unsigned frames) {
     stretch->touch.putSamples(samples, frames);
 }

@@ -14,6 +14,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var volume = 100
     /// Playback speed in percent (50–150; 100 untouched).
     public var tempoPercent = 100
+    /// Transposition in cents (`Transposition.range`; 0 untouched).
+    public var transposeCents = 0
     public var repeatMode = RepeatMode.off
     public var single = false
     public var consume = false

@@ -116,6 +116,7 @@ public enum CommandTable {
         CommandSpec("tagtypes", .none, 0, nil, ConnectionCommands.tagTypes),
         CommandSpec("tempo", .control, 0, 1, FermataCommands.tempo),
         CommandSpec("toggleoutput", .admin, 1, 1, OutputCommands.toggle),
+        CommandSpec("transpose", .control, 0, 1, FermataCommands.transpose),
         CommandSpec("unsubscribe", .read, 1, 1, MessageCommands.unsubscribe),
         CommandSpec("update", .control, 0, 1, DatabaseCommands.update),
         CommandSpec("urlhandlers", .read, 0, 0, ConnectionCommands.urlHandlers),

@@ -8,7 +8,9 @@ import FermataCore
 /// jumps back) and `loop_status` (`loop_start`/`loop_end` in seconds, `loop_repeat`, `loop_pending_a`, `tempo`);
 /// `tempo [PERCENT|+N|-N]` (speed without pitch change, 50–150; without an argument prints `tempo: N`) and
 /// `speed_trainer START STEP EVERY CEILING` / `speed_trainer off`; `count_in BEATS [BPM|tag] [each]` / `count_in off`
-/// (clicks before play starts, and with `each` before every loop pass; `tag` or no BPM: the file's BPM tag, else 100).
+/// (clicks before play starts, and with `each` before every loop pass; `tag` or no BPM: the file's BPM tag, else 100);
+/// `transpose [SEMITONES]` (pitch without tempo change: -12.5 to +12.5, two decimals at most — 0.01 is a cent;
+/// without an argument prints `transpose: N`).
 /// Stateless; run on the executing command's task.
 enum FermataCommands {
     static func loopA(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetA) }
@@ -46,6 +48,18 @@ enum FermataCommands {
         }
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
         c.response.line("tempo", player.tempoPercent)
+        c.response.line("transpose", Transposition.semitonesText(cents: player.transposeCents))
+    }
+
+    static func transpose(_ c: inout CommandContext) async throws {
+        guard let text = c.argument(0) else {
+            c.response.line("transpose", Transposition.semitonesText(cents: try await c.backend.status().player.transposeCents))
+            return
+        }
+        guard let cents = Transposition.cents(semitones: text) else {
+            throw MPDError.badArgument("transpose takes semitones from -12.5 to +12.5 (at most two decimals)")
+        }
+        try await c.backend.perform(.setTranspose(cents: cents))
     }
 
     static func tempo(_ c: inout CommandContext) async throws {

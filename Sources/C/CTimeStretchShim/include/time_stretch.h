@@ -1,4 +1,5 @@
-// A C interface to SoundTouch's tempo change (time-stretch without pitch change) for Fermata's decoder thread.
+// A C interface to SoundTouch's tempo change (time-stretch without pitch change) and transposition (pitch change
+// without tempo change) for Fermata's decoder thread.
 // SoundTouch has only a C++ API; this shim keeps Swift on plain C. One stretcher per thread; not thread-safe.
 #ifndef FERMATA_TIME_STRETCH_H
 #define FERMATA_TIME_STRETCH_H
@@ -14,6 +15,9 @@ fermata_stretch *fermata_stretch_new(unsigned sample_rate, unsigned channels);
 void fermata_stretch_free(fermata_stretch *stretch);
 /// Playback speed: 1.0 normal, 0.5 half speed; takes effect for the samples put after it.
 void fermata_stretch_set_tempo(fermata_stretch *stretch, double tempo);
+/// Transposition in semitones (fractions are cents: 0.25 = 25 cents; 0 untouched), independent of the tempo; takes
+/// effect for the samples put after it.
+void fermata_stretch_set_pitch_semitones(fermata_stretch *stretch, double semitones);
 /// Appends `frames` frames; SoundTouch copies them into its own (grown once, then reused) buffers.
 void fermata_stretch_put(fermata_stretch *stretch, const float *samples, unsigned frames);
 /// Moves up to `max_frames` stretched frames into `out`; returns how many.
