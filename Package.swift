@@ -231,6 +231,7 @@ let testTargets: [Target] = [
         path: "Tests/TestSupport"
     ),
     .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
+    .testTarget(name: "FermataCoreTests", dependencies: ["FermataCore"]),
     .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
     // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
     .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),

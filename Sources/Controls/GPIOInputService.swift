@@ -74,8 +74,8 @@ public struct GPIOInputService: Service {
             await withTaskExecutorPreference(reactor) {
                 for await event in events {
                     switch event {
-                    case let .action(action, source, _):
-                        await deliver(action, from: source)
+                    case let .action(action, source, time):
+                        await deliver(action, from: source, at: time)
                     case let .card(id, input, _):
                         if let cards { await cards(id, input) } else { logger.notice("controls: \(input): card \(id) (no card handler)") }
                     default:
@@ -90,10 +90,11 @@ public struct GPIOInputService: Service {
         reactor.release()
     }
 
-    private func deliver(_ action: KeyAction, from source: String) async {
+    /// `time`: when the control acted (CLOCK_MONOTONIC ns; a tap-tempo tap is timed by it, not by its arrival here).
+    private func deliver(_ action: KeyAction, from source: String, at time: UInt64) async {
         do {
             let mode = action.needsStatus ? await player.status().repeatMode : .off
-            if let control = action.controlAction(currentRepeat: mode) {
+            if let control = action.controlAction(currentRepeat: mode, at: time) {
                 try await player.perform(control)
             } else if let extraActions {
                 await extraActions(action)

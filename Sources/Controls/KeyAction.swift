@@ -1,9 +1,11 @@
+import AudioCore
 import FermataCore
 
 /// What a button gesture, an encoder detent or a chord asks for, as written in a board profile or the user's config:
 /// `play-pause`, `play`, `pause`, `stop`, `next`, `previous`, `seek+10`, `seek-10`, `volume+2`, `volume-2`, `tempo+5`,
 /// `tempo-5`, `transpose+1`, `transpose-0.5` (semitones, two decimals at most), `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
-/// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `announce`, `shutdown`, `none`. A value; any thread.
+/// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `loop-last-2-bars` (the last 2 bars of 4 beats at
+/// the track's beat), `tap-tempo`, `announce`, `shutdown`, `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -19,6 +21,10 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case loopCycle, loopSetA, loopSetB, loopClear
     /// "Again!": loop the last N seconds heard; pressed again, straight playback (`loop-last-8`).
     case loopLast(seconds: Int)
+    /// "Again!" by bars (of 4 beats) at the track's beat (`loop-last-2-bars`).
+    case loopLastBars(Int)
+    /// One tap of the tap-tempo button.
+    case tapTempo
     /// Say what is playing.
     case announce
     /// Power the box off (a long hold; off by default).
@@ -38,8 +44,14 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "loop-b": self = .loopSetB
         case "loop-clear": self = .loopClear
         case "announce": self = .announce
+        case "tap-tempo": self = .tapTempo
         case "shutdown": self = .shutdown
         default:
+            if text.hasPrefix("loop-last-"), text.hasSuffix("-bars"),
+               let bars = Int(text.dropFirst(10).dropLast(5)), (1...64).contains(bars), text.dropFirst(10).first != "+" {
+                self = .loopLastBars(bars)
+                return
+            }
             if text.hasPrefix("transpose"), let cents = Transposition.cents(semitones: text.dropFirst(9)), cents != 0,
                text.dropFirst(9).first == "+" || text.dropFirst(9).first == "-" {
                 self = .transpose(cents: cents)
@@ -82,6 +94,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetB: "loop-b"
         case .loopClear: "loop-clear"
         case let .loopLast(seconds): "loop-last-\(seconds)"
+        case let .loopLastBars(bars): "loop-last-\(bars)-bars"
+        case .tapTempo: "tap-tempo"
         case .announce: "announce"
         case .shutdown: "shutdown"
         }
@@ -110,7 +124,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
 
     /// The player action, given the player's current repeat mode; nil for the one action that is not the player's
     /// (shutdown: the machine's), which goes to the service's `extraActions` handler instead.
-    public func controlAction(currentRepeat: RepeatMode) -> ControlAction? {
+    public func controlAction(currentRepeat: RepeatMode, at time: UInt64 = MonotonicClock.nanoseconds()) -> ControlAction? {
         switch self {
         case .togglePause: .playPause
         case .play: .play
@@ -126,6 +140,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .loopSetB: .loopSetB
         case .loopClear: .loopClear
         case let .loopLast(seconds): .loopLast(seconds: Double(seconds))
+        case let .loopLastBars(bars): .loopLastBars(bars, beatsPerBar: 4)
+        case .tapTempo: .tapTempo(atNanoseconds: time)
         case let .tempo(p): .changeTempo(by: p)
         case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)

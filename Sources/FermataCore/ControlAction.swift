@@ -36,6 +36,15 @@ public enum ControlAction: Sendable, Hashable {
     /// "Again!": loops the last `seconds` of what was heard (at the tempo in force: at 80 % that is 0.8 × `seconds`
     /// of the track), ending where it is now; when a loop is already set, clears it (straight playback again).
     case loopLast(seconds: Double)
+    /// "Again!" by bars: loops the last `bars` bars of `beatsPerBar` beats at the track's beat (the listener's, tapped
+    /// or set, else the file's BPM tag; refused when neither is known), at the tempo in force; with a loop set, clears it.
+    case loopLastBars(Int, beatsPerBar: Int)
+    /// A tap of the tap-tempo button at `atNanoseconds` (CLOCK_MONOTONIC: the button's kernel timestamp): from the
+    /// second tap on, the current track's beat (`TapTempo`).
+    case tapTempo(atNanoseconds: UInt64)
+    /// Sets the current track's beat in beats per minute (`CountInPlan.bpmRange`), or with nil forgets it (the file's
+    /// BPM tag counts again).
+    case setBeat(bpm: Double?)
     /// Moves one end of the loop by a signed number of milliseconds.
     case loopNudge(LoopEndpoint, milliseconds: Int)
     /// Sets the region directly, in seconds of the current track; `repeatCount` limits the jumps back (nil: for ever).
@@ -60,7 +69,7 @@ public enum ControlAction: Sendable, Hashable {
     /// A track's practice memory, applied on entering it (the practice recorder): its tempo, and its loop when it has
     /// one. Refused when `entry` is no longer current, or when a command changed the tempo or the loop since that
     /// entry started: the listener's own change wins over a memory that arrives after it.
-    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?, transposeCents: Int)
+    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?, transposeCents: Int, beat: Double?)
 }
 
 /// Transposition's limits and its spoken and written forms.
@@ -197,6 +206,9 @@ public struct PlayerStatus: Sendable, Hashable {
     public var tempoPercent = 100
     /// Transposition in cents (0: none; `Transposition.range`), independent of the tempo.
     public var transposeCents = 0
+    /// The current track's beat as the listener tapped or set it (beats per minute), or nil (the file's BPM tag
+    /// counts).
+    public var beatsPerMinute: Double?
     /// The device format, e.g. "44100 Hz 16-bit 2ch", when the device is open.
     public var outputFormat: String?
     /// The last problem worth showing (a file that would not play, a missing device), or nil.

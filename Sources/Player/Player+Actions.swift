@@ -1,4 +1,5 @@
 import AudioCore
+import Decoders
 import Engine
 import FermataCore
 
@@ -40,6 +41,14 @@ extension Player {
             // entry is still queued.
             let rate = await sampleRate(ofURI: entry.uri)
             try await step(.seekEntry(id, seconds: seconds, rate: rate))
+            return
+        }
+        if case .loopLastBars = action, let current = state.current, state.beat(for: current) == nil,
+           let entry = state.queue.entry(id: current) {
+            // The file's BPM tag; the step uses it only if no beat was set meanwhile (the listener's wins).
+            let file = path(for: entry.uri)
+            let tagged = await BlockingWork.run { (try? TagReader.read(path: file))?.bpm }
+            try await step(.action(action, read: FileFacts(entry: current, taggedBPM: tagged)))
             return
         }
         try await step(.action(action))

@@ -7,7 +7,8 @@ import FermataCore
 /// `PlayerState.reduce` step. Everything a step needs from outside (a file's rate, rendered speech, the position
 /// heard) is in the command or the step's `heard` argument: read before the step, never awaited inside it.
 enum PlayerCommand {
-    case action(ControlAction)
+    /// An action; `read`: what it needs from the current entry's file, read by the driver before the step.
+    case action(ControlAction, read: FileFacts = FileFacts())
     /// `seekid`/`seekcur` into another entry, with that entry's source rate read from its file (nil: unreadable).
     case seekEntry(EntryID, seconds: Double, rate: Int?)
     case insert(uris: [String], replayGain: [ReplayGainInfo], at: Int?)
@@ -94,6 +95,15 @@ struct CheckpointWrite: Equatable {
     var entry: EntryID
     var frame: Int64
     var sampleRate: Int
+}
+
+/// What an action needs from the current entry's file, read off the actor before its step (the step checks it still
+/// applies: the facts are about the entry current when they were read).
+struct FileFacts: Sendable {
+    /// The entry whose file was read (the facts count only while it is current).
+    var entry: EntryID?
+    /// The file's BPM tag ("Again!" by bars when the listener set no beat).
+    var taggedBPM: Double?
 }
 
 /// A step's bookkeeping while it runs: what to save and what was changed, turned into `PlayerEffects.save` at its end

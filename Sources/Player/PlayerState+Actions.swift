@@ -4,7 +4,7 @@ import FermataCore
 
 /// The reducer's answer to each `ControlAction` (the listener's buttons, pedals, cards, the CLI and MPD clients).
 extension PlayerState {
-    mutating func perform(_ action: ControlAction, _ step: inout PlayerStep) throws {
+    mutating func perform(_ action: ControlAction, facts: FileFacts = FileFacts(), _ step: inout PlayerStep) throws {
         switch action {
         case .play:
             if !transport.isStopped { return setPaused(false, &step) }
@@ -75,11 +75,28 @@ extension PlayerState {
             guard seconds.isFinite, (0.5...600).contains(seconds) else {
                 throw Player.ActionError.invalidValue("loop-last takes 0.5 to 600 seconds")
             }
+            // Seconds of listening: at 80 % they hold 0.8 × as much of the track.
+            try loopLast(trackSeconds: seconds * Double(modes.tempoPercent) / 100, &step)
+        case let .loopLastBars(bars, beatsPerBar):
+            guard (1...64).contains(bars), (1...16).contains(beatsPerBar) else {
+                throw Player.ActionError.invalidValue("loop-last takes 1 to 64 bars of 1 to 16 beats")
+            }
             if loopMarks.loop != nil { return setLoopMarks(.none, &step) }
-            let heard = try heardTrack(step.heard)
-            let span = FrameTime.frames(seconds: seconds * Double(modes.tempoPercent) / 100, rate: heard.rate)
-            let region = LoopRegion(start: max(0, heard.frame - span), end: heard.frame, repeatCount: nil)
-            setLoopMarks(try .region(region, on: heard.entry), &step)
+            let tagged = facts.entry == current ? facts.taggedBPM.flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil } : nil
+            guard let bpm = beat(for: current) ?? tagged else {
+                throw Player.ActionError.invalidValue("no beat known for this track: tap it, or set it with bpm")
+            }
+            // Bars are track time: the tempo changes how long they last, not how much of the track they hold.
+            try loopLast(trackSeconds: Double(bars * beatsPerBar) * 60 / bpm, &step)
+        case let .tapTempo(time):
+            guard let entry = current else { throw Player.ActionError.notPlaying }
+            if let bpm = taps.tap(atNanoseconds: time) { setBeat(bpm, on: entry, &step) }
+        case let .setBeat(bpm):
+            guard let entry = current else { throw Player.ActionError.notPlaying }
+            if let bpm, !(bpm.isFinite && CountInPlan.bpmRange.contains(bpm)) {
+                throw Player.ActionError.invalidValue("a beat must be 20-400 BPM")
+            }
+            setBeat(bpm, on: entry, &step)
         case let .loopNudge(endpoint, ms):
             let offset = FrameTime.offset(milliseconds: ms, rate: max(1, step.heard.sourceRate))
             setLoopMarks(try loopMarks.nudging(endpoint, by: offset), &step)
@@ -88,7 +105,7 @@ extension PlayerState {
             let region = LoopRegion(start: FrameTime.frames(seconds: start, rate: heard.rate),
                                     end: FrameTime.frames(seconds: end, rate: heard.rate), repeatCount: count)
             setLoopMarks(try .region(region, on: heard.entry), &step)
-        case let .practiceMemory(entry, tempo, loop, transpose):
+        case let .practiceMemory(entry, tempo, loop, transpose, memoryBeat):
             guard (50...150).contains(tempo) else { throw Player.ActionError.invalidValue("tempo must be 50-150 %") }
             guard Transposition.range.contains(transpose) else {
                 throw Player.ActionError.invalidValue("transposition must be -12.5 to +12.5 semitones")
@@ -106,8 +123,24 @@ extension PlayerState {
             }
             setSteppedTempo(tempo, &step)
             setTranspose(transpose, &step)
+            if let memoryBeat, memoryBeat.isFinite, CountInPlan.bpmRange.contains(memoryBeat) {
+                setBeat(memoryBeat, on: entry, &step)
+            }
             if let marks { setLoopMarks(marks, &step) }
         }
+    }
+
+    /// Loops the last `trackSeconds` of the track heard, ending where it is now; with a loop set, clears it instead
+    /// ("Again!" pressed twice: straight on).
+    private mutating func loopLast(trackSeconds: Double, _ step: inout PlayerStep) throws {
+        if loopMarks.loop != nil { return setLoopMarks(.none, &step) }
+        guard trackSeconds.isFinite, trackSeconds > 0, trackSeconds <= 900 else {
+            throw Player.ActionError.invalidValue("loop-last covers at most 900 seconds of the track")
+        }
+        let heard = try heardTrack(step.heard)
+        let span = FrameTime.frames(seconds: trackSeconds, rate: heard.rate)
+        let region = LoopRegion(start: max(0, heard.frame - span), end: heard.frame, repeatCount: nil)
+        setLoopMarks(try .region(region, on: heard.entry), &step)
     }
 
     private mutating func setVolume(_ value: Int, _ step: inout PlayerStep) {
@@ -194,7 +227,7 @@ extension ControlAction {
     /// Whether the action may set a loop (which the engine then jumps into).
     var setsLoop: Bool {
         switch self {
-        case .loopSetB, .loopCycle, .loopLast, .loopNudge, .setLoop, .practiceMemory: true
+        case .loopSetB, .loopCycle, .loopLast, .loopLastBars, .loopNudge, .setLoop, .practiceMemory: true
         default: false
         }
     }
@@ -203,7 +236,7 @@ extension ControlAction {
     var setsPracticeSettings: Bool {
         switch self {
         case .setTempo, .changeTempo, .setTranspose, .changeTranspose, .speedTrainer, .loopSetA, .loopSetB, .loopCycle,
-             .loopClear, .loopLast, .loopNudge, .setLoop: true
+             .loopClear, .loopLast, .loopLastBars, .loopNudge, .setLoop, .tapTempo, .setBeat: true
         default: false
         }
     }
@@ -212,7 +245,8 @@ extension ControlAction {
     /// entry not heard yet has its rate read from the file before the step).
     var needsHeardRate: Bool {
         switch self {
-        case .seek, .seekBy, .seekEntry, .loopSetA, .loopSetB, .loopCycle, .loopLast, .setLoop, .practiceMemory: true
+        case .seek, .seekBy, .seekEntry, .loopSetA, .loopSetB, .loopCycle, .loopLast, .loopLastBars, .setLoop,
+             .practiceMemory: true
         default: false
         }
     }

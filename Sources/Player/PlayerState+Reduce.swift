@@ -31,8 +31,8 @@ extension PlayerState {
 
     private mutating func apply(_ command: PlayerCommand, _ step: inout PlayerStep) throws {
         switch command {
-        case let .action(action):
-            try perform(action, &step)
+        case let .action(action, facts):
+            try perform(action, facts: facts, &step)
             if action.setsPracticeSettings { practiceTouched = true }
             if action.setsLoop { notePendingLoopJump(step.heard) }
             step.save.state()  // the client's `OK` promises the new state survives a power cut
@@ -103,7 +103,8 @@ extension PlayerState {
         let paused = paused ?? (transport.state == .paused)
         let generation = transport.lastStartGeneration + 1
         step.order(.setPaused(paused))
-        step.order(.start(item(entry), frame: frame, countIn: countingIn ? modes.countIn : nil, generation: generation))
+        step.order(.start(item(entry), frame: frame, countIn: countingIn ? countIn(for: entry.id) : nil,
+                          generation: generation))
         let start = RequestedStart(generation: generation, entry: entry.id, frame: frame, rate: rate)
         transport = .running(RunningTransport(entry: entry.id, paused: paused, start: start))
         // A skip to an entry whose rate is not known yet: the driver reads it now, off the actor, so that a seek that
@@ -180,12 +181,24 @@ extension PlayerState {
         modes.volumeCeiling = max(0, min(100, modes.volumeCeiling))
         modes.volume = min(modes.volume, modes.volumeCeiling)
         if modes.outputGain != old.outputGain { step.order(.setGain(modes.outputGain)) }
-        if modes.countIn != old.countIn {
-            step.order(.setPassCountIn(modes.countIn?.beforeEachPass == true ? modes.countIn : nil))
-        }
+        if modes.countIn != old.countIn { orderPassCountIn(&step) }
         if modes.repeatMode != old.repeatMode || modes.single != old.single || modes.replayGain != old.replayGain {
             step.upcomingChanged = true
         }
+    }
+
+    /// Tells the engine the count-in before each loop pass (with the current entry's beat), or none.
+    func orderPassCountIn(_ step: inout PlayerStep) {
+        step.order(.setPassCountIn(modes.countIn?.beforeEachPass == true ? countIn(for: current) : nil))
+    }
+
+    /// Sets (nil: forgets) the listener's beat on `entry`; the count-in before each pass follows it.
+    mutating func setBeat(_ bpm: Double?, on entry: EntryID, _ step: inout PlayerStep) {
+        let new = bpm.map { EntryBeat(entry: entry, bpm: $0) }
+        guard new != beat else { return }
+        beat = new
+        if entry == current { orderPassCountIn(&step) }
+        step.changed(.player)
     }
 
     /// Plays at `percent` of normal speed.

@@ -21,6 +21,10 @@ struct PlayerState {
     /// A command changed the tempo or the loop since the current entry started: a practice memory arriving now is
     /// refused (the listener's change wins).
     var practiceTouched = false
+    /// The listener's beat (tapped or set) and the entry it belongs to: it counts on that entry only.
+    var beat: EntryBeat?
+    /// The tap-tempo button's taps so far.
+    var taps = TapTempo()
     /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
     var pendingLoopJump: EntryFrame?
     /// The source rate of the entry a restore left current without starting it (a stopped restart), when that entry
@@ -36,6 +40,20 @@ struct PlayerState {
     init(musicDirectory: String? = nil, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.musicDirectory = musicDirectory
         self.random = random
+    }
+
+    /// The listener's beat on `entry` (nil: none, or set on another entry).
+    func beat(for entry: EntryID?) -> Double? {
+        guard let beat, beat.entry == entry else { return nil }
+        return beat.bpm
+    }
+
+    /// The count-in as the engine gets it for `entry`: with the listener's beat on that entry when the plan names no
+    /// tempo of its own (an explicit `count_in 4 100` wins; else tapped or set, else the file's tag in the engine).
+    func countIn(for entry: EntryID?) -> CountInPlan? {
+        guard var plan = modes.countIn else { return nil }
+        if plan.bpm == nil { plan.bpm = beat(for: entry) }
+        return plan
     }
 
     /// The entry the listener hears (or heard last), or where a stopped player starts.
@@ -111,6 +129,7 @@ struct PlayerState {
         status.singleOneshot = modes.singleOneshot
         status.tempoPercent = modes.tempoPercent
         status.transposeCents = modes.transposeCents
+        status.beatsPerMinute = beat(for: status.entryID)
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         status.loopPendingA = loopMarks.pendingA?.frame
         status.replayGain = modes.replayGain
@@ -139,6 +158,7 @@ struct PlayerState {
         s.volume = modes.volume
         s.tempoPercent = modes.tempoPercent
         s.transposeCents = modes.transposeCents
+        s.beatsPerMinute = beat(for: current)
         s.repeatMode = modes.repeatMode
         // The oneshot modes are one command's "once": not kept across a restart (as MPD's state file keeps neither).
         s.single = modes.single && !modes.singleOneshot

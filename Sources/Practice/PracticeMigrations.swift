@@ -2,7 +2,7 @@ import DatabaseFile
 
 extension DatabaseSchema {
     /// Inserts the practice tables where they shipped among the state's (after `v2-output-state`,
-    /// `v4-queue-segments` and `v8-player-transpose`): call after `addStateTables()`.
+    /// `v4-queue-segments` and `v8-player-key-and-beat`): call after `addStateTables()`.
     public mutating func addPracticeTables() {
         PracticeMigrations.register(in: &migrations)
     }
@@ -43,9 +43,12 @@ enum PracticeMigrations {
         migrations.register("v5-practice-keeps-identities", after: "v4-queue-segments") { db in
             try db.execute(sql: keepPractisedIdentities)
         }
-        migrations.register("v9-practice-transpose", after: "v8-player-transpose") { db in
-            // Each track's transposition in cents, remembered as its tempo is.
-            try db.execute(sql: "ALTER TABLE practice_memory ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0")
+        migrations.register("v9-practice-key-and-beat", after: "v8-player-key-and-beat") { db in
+            // Each track's transposition in cents and the beat the listener tapped or set, remembered as its tempo is.
+            try db.execute(sql: """
+                ALTER TABLE practice_memory ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE practice_memory ADD COLUMN beats_per_minute REAL;
+                """)
         }
     }
 

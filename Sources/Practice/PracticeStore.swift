@@ -3,19 +3,22 @@ import FermataCore
 import Foundation
 import GRDB
 
-/// A track's practice memory: the A–B region, tempo and transposition it was last practised with.
+/// A track's practice memory: the A–B region, tempo, transposition and beat it was last practised with.
 public struct TrackMemory: Sendable, Hashable {
     public var loop: PracticeSubject.LoopMilliseconds?
     public var loopCount: Int?
     public var tempoPercent: Int
     public var transposeCents: Int
+    /// The beat the listener tapped or set on the track (nil: its BPM tag).
+    public var beatsPerMinute: Double?
 
     public init(loop: PracticeSubject.LoopMilliseconds? = nil, loopCount: Int? = nil, tempoPercent: Int = 100,
-                transposeCents: Int = 0) {
+                transposeCents: Int = 0, beatsPerMinute: Double? = nil) {
         self.loop = loop
         self.loopCount = loopCount
         self.tempoPercent = tempoPercent
         self.transposeCents = transposeCents
+        self.beatsPerMinute = beatsPerMinute
     }
 }
 
@@ -79,11 +82,11 @@ public struct PracticeStore: Sendable {
         try await database.pool.read { db in
             let (subject, _) = try Self.subject(db, path: path)
             guard let saved = try PracticeMemoryRecord.fetchOne(db, sql: """
-                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents
+                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, beats_per_minute
                 FROM practice_memory WHERE subject = ?
                 """, arguments: [subject]) else { return nil }
             var memory = TrackMemory(loopCount: saved.loopCount, tempoPercent: saved.tempoPercent,
-                                     transposeCents: saved.transposeCents)
+                                     transposeCents: saved.transposeCents, beatsPerMinute: saved.beatsPerMinute)
             if let start = saved.loopStartMs, let end = saved.loopEndMs, end > start {
                 memory.loop = .init(start: start, end: end)
             }
@@ -97,10 +100,12 @@ public struct PracticeStore: Sendable {
             let (subject, _) = try Self.subject(db, path: path)
             try db.execute(sql: """
                 INSERT OR REPLACE INTO practice_memory
-                    (subject, loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
+                    (subject, loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, beats_per_minute,
+                     updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [subject, memory.loop?.start, memory.loop?.end, memory.loopCount,
-                                 memory.tempoPercent, memory.transposeCents, Int64(date.timeIntervalSince1970)])
+                                 memory.tempoPercent, memory.transposeCents, memory.beatsPerMinute,
+                                 Int64(date.timeIntervalSince1970)])
         }
     }
 
@@ -152,6 +157,7 @@ private struct PracticeMemoryRecord: Decodable, FetchableRecord {
     var loopCount: Int?
     var tempoPercent: Int
     var transposeCents: Int
+    var beatsPerMinute: Double?
 }
 
 /// The `track` columns `PracticeStore.describe` reads: path and tags.

@@ -18,11 +18,11 @@ struct PracticeVisit: Sendable {
         return PracticeSubject(path: path, loop: loop(status))
     }
 
-    /// The loop, tempo and transposition the status shows; nil while the track's sample rate is not known yet.
+    /// The loop, tempo, transposition and beat the status shows; nil while the track's sample rate is not known yet.
     static func memory(_ status: PlayerStatus) -> TrackMemory? {
         guard status.loop == nil || status.sourceSampleRate > 0 else { return nil }
         return TrackMemory(loop: loop(status), loopCount: status.loop?.repeatCount, tempoPercent: status.tempoPercent,
-                           transposeCents: status.transposeCents)
+                           transposeCents: status.transposeCents, beatsPerMinute: status.beatsPerMinute)
     }
 
     /// The loop's ends rounded to milliseconds.
@@ -39,6 +39,7 @@ extension TrackMemory {
     /// millisecond the frame rounding may move a loop end.
     func shows(_ saved: TrackMemory) -> Bool {
         guard tempoPercent == saved.tempoPercent, transposeCents == saved.transposeCents else { return false }
+        if let want = saved.beatsPerMinute, beatsPerMinute.map({ abs($0 - want) > 0.001 }) ?? true { return false }
         guard let want = saved.loop else { return true }
         guard let have = loop else { return false }
         return abs(have.start - want.start) <= 1 && abs(have.end - want.end) <= 1 && loopCount == saved.loopCount

@@ -72,9 +72,13 @@ enum StateMigrations {
                 );
                 """)
         }
-        migrations.register("v8-player-transpose") { db in
-            // The transposition in cents as acknowledged (survives a restart, as the tempo does).
-            try db.execute(sql: "ALTER TABLE player_state ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0")
+        migrations.register("v8-player-key-and-beat") { db in
+            // The transposition in cents and the current track's beat as acknowledged (they survive a restart, as
+            // the tempo does).
+            try db.execute(sql: """
+                ALTER TABLE player_state ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE player_state ADD COLUMN beats_per_minute REAL;
+                """)
         }
     }
 }

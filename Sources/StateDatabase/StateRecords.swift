@@ -25,6 +25,7 @@ struct PlayerStateRecord: StateRecord {
     var volume: Int
     var tempoPercent: Int
     var transposeCents: Int
+    var beatsPerMinute: Double?
     var repeatMode: String
     var single: Bool
     var consume: Bool
@@ -46,6 +47,7 @@ struct PlayerStateRecord: StateRecord {
         volume = s.volume
         tempoPercent = s.tempoPercent
         transposeCents = s.transposeCents
+        beatsPerMinute = s.beatsPerMinute
         repeatMode = s.repeatMode.rawValue
         single = s.single
         consume = s.consume
@@ -69,6 +71,7 @@ struct PlayerStateRecord: StateRecord {
         s.volume = volume
         s.tempoPercent = tempoPercent
         s.transposeCents = transposeCents
+        s.beatsPerMinute = beatsPerMinute.flatMap { $0.isFinite && CountInPlan.bpmRange.contains($0) ? $0 : nil }
         s.repeatMode = RepeatMode(rawValue: repeatMode) ?? .off
         s.single = single
         s.consume = consume

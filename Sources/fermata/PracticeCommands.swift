@@ -53,6 +53,28 @@ struct TransposeCommand: ParsableCommand {
     }
 }
 
+/// `fermata bpm [N|off]`: shows or sets the current track's beat (what the count-in and `loop again N bars` count by;
+/// the tap-tempo button sets it too; `off`: the file's BPM tag counts again).
+struct BeatCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bpm", abstract: "Show or set the current track's beat (20-400 BPM), or off for its BPM tag.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "Beats per minute (20-400), or off.") var value: String?
+
+    func validate() throws {
+        if let value, value != "off", !(Double(value).map { $0.isFinite && (20...400).contains($0) } ?? false) {
+            throw ValidationError("a beat must be 20-400 BPM, or off")
+        }
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            if let value { _ = try client.command("bpm \(value)") }
+            print("bpm \(dictionary(try client.command("bpm"))["bpm"] ?? "- (the file's tag, if it has one)")")
+        }
+    }
+}
+
 /// `fermata trainer START STEP EVERY CEILING` or `fermata trainer off`: the speed trainer on the A–B loop.
 struct TrainerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -114,7 +114,8 @@ struct LoopCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "loop", abstract: "Set, nudge or clear the A-B loop.")
     @OptionGroup var connection: ConnectionOptions
     // `.allUnrecognized`: `loop nudge a -5` is a signed step, not an unknown option (as `seek -5`, `volume -5`).
-    @Argument(parsing: .allUnrecognized, help: "a, b, clear, cycle, again [SECONDS], nudge a|b MS, or set A B [COUNT] (seconds).")
+    @Argument(parsing: .allUnrecognized,
+              help: "a, b, clear, cycle, again [SECONDS], again N bars [BEATS], nudge a|b MS, or set A B [COUNT] (seconds).")
     var words: [String]
     /// `words` without the `--` typed before a negative number (`.allUnrecognized` keeps it).
     var arguments: [String] { SignedWords.dropTerminator(words) }
@@ -127,6 +128,17 @@ struct LoopCommand: ParsableCommand {
         case "b" where arguments.count == 1: line = "loop_b"
         case "clear" where arguments.count == 1: line = "loop_clear"
         case "cycle" where arguments.count == 1: line = "loop_cycle"
+        case "again" where arguments.count == 3 && arguments[2] == "bars",
+             "again" where arguments.count == 4 && arguments[2] == "bars":
+            // "Again!" by bars: the last N bars (of BEATS beats, 4 by default) at the track's beat.
+            guard let bars = Int(arguments[1]), (1...64).contains(bars) else {
+                throw ValidationError("use: loop again N bars [BEATS] (1 to 64 bars of 1 to 16 beats)")
+            }
+            let beats = arguments.count == 4 ? Int(arguments[3]) : 4
+            guard let beats, (1...16).contains(beats) else {
+                throw ValidationError("use: loop again N bars [BEATS] (1 to 64 bars of 1 to 16 beats)")
+            }
+            line = "loop_last \(bars) bars \(beats)"
         case "again" where arguments.count <= 2:
             // "Again!": the last SECONDS heard (8 by default) loop; again, straight playback.
             let seconds = arguments.count == 2 ? Double(arguments[1]) : 8
@@ -150,7 +162,9 @@ struct LoopCommand: ParsableCommand {
                 throw ValidationError("COUNT must be a whole number from 0 to 1000000")
             }
             line = "loop_set \(a.seconds) \(b.seconds)" + (count.map { " \($0)" } ?? "")
-        default: throw ValidationError("use: loop a | b | clear | cycle | again [SECONDS] | nudge a|b MS | set A B [COUNT]")
+        default:
+            throw ValidationError(
+                "use: loop a | b | clear | cycle | again [SECONDS] | again N bars [BEATS] | nudge a|b MS | set A B [COUNT]")
         }
         try SimpleCommand.send(connection, line)
     }

@@ -1,4 +1,5 @@
 @testable import Controls
+import FermataCore
 import Testing
 
 /// Recorded edge sequences with bounce, replayed through debounce, gestures, chords and the encoder decoder of the
@@ -101,6 +102,36 @@ import Testing
             + "3000000000 GPIO13 1\n3070000000 GPIO13 0"
         // The double fires on the second press; the single tap waits for the 300 ms window after its release.
         #expect(Replay.actions(taps, keymap: map) == [T(.announce, 1_160_000_000), T(.repeatCycle, 3_380_000_000)])
+    }
+
+    /// A tap-tempo button tapped four times on a 120 BPM beat, with contact bounce: each tap is timed by the kernel's
+    /// edge timestamps (its debounced press, 10 ms after the last bounce), and the taps give 120 BPM within one.
+    @Test func tapTempoButtonFourPressesHalfASecondApartGive120() throws {
+        let map = Keymap(try Replay.profile("generic-40pin", overrides: """
+            [button-tap]
+            line = "GPIO4"
+            press = "tap-tempo"
+            """).controls)
+        var edges = ""
+        for (tap, bounces) in [(0, [310_000, 920_000]), (1, [1_410_000]), (2, [450_000, 700_000, 2_300_000]), (3, [])] {
+            let down = 1_000_000_000 + UInt64(tap) * 500_000_000
+            edges += "\(down) GPIO4 1\n"
+            for (index, offset) in bounces.enumerated() { edges += "\(down + UInt64(offset)) GPIO4 \(index % 2 == 0 ? 0 : 1)\n" }
+            if bounces.count % 2 == 1 { edges += "\(down + UInt64(bounces.last!) + 200_000) GPIO4 1\n" }
+            edges += "\(down + 80_000_000) GPIO4 0\n"
+        }
+        let actions = Replay.actions(edges, keymap: map)
+        #expect(actions.map(\.action) == Array(repeating: .tapTempo, count: 4))
+        var taps = TapTempo()
+        var bpm: Double?
+        for timed in actions {
+            guard case let .tapTempo(at)? = timed.action.controlAction(currentRepeat: .off, at: timed.at) else {
+                Issue.record("\(timed) is not a tap")
+                continue
+            }
+            bpm = taps.tap(atNanoseconds: at)
+        }
+        #expect(abs((bpm ?? 0) - 120) < 1, "\(bpm ?? 0) BPM from \(actions)")
     }
 
     @Test func holdForShutdownWithLongPressOnRelease() throws {

@@ -239,7 +239,7 @@ enum ProtocolFuzzCorpus {
     static let validArguments: [String: [String]] = [
         "add": [MusicFixture.uno.path], "addid": [MusicFixture.dos.path, "0"],
         "albumart": [MusicFixture.one.path, "0"], "announce": ["fuzz"], "announce_mode": ["over", "tracks"],
-        "binarylimit": ["8192"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
+        "binarylimit": ["8192"], "bpm": ["120"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
         "cardlearn": ["album:Second"], "cardread": ["123"], "cards": [], "channels": [], "clear": [], "clearerror": [], "close": [], "commands": [], "consume": ["0"],
         "count": ["artist", "Beta"], "count_in": ["4", "120", "each"], "crossfade": ["0"], "currentsong": [],
         "decoders": [], "delete": ["0:1"], "deleteid": ["1"], "disableoutput": ["0"], "enableoutput": ["0"],
@@ -266,7 +266,7 @@ enum ProtocolFuzzCorpus {
         "speed_trainer": ["80", "5", "2", "100"], "stats": [], "status": [],
         "sticker": ["set", "song", MusicFixture.uno.path, "rating", "5"], "stickernames": [],
         "stickernamestypes": ["song"], "stickertypes": [], "stop": [], "subscribe": ["fuzz"], "swap": ["0", "1"], "swapid": ["1", "2"],
-        "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "transpose": ["-2.5"], "unsubscribe": ["fuzz"], "update": ["Beta"],
+        "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "tap_tempo": [], "transpose": ["-2.5"], "unsubscribe": ["fuzz"], "update": ["Beta"],
         "urlhandlers": [], "volume": ["+5"],
     ]
 

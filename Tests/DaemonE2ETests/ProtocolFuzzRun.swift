@@ -333,11 +333,13 @@ struct FuzzRun: Sendable {
     }
 
     /// Commands that may change the queue, and those of them that may remove entries (consume: the player does).
+    /// `cardread` of a card bound to music replaces the queue with it, as the card reader does (the corpus binds one
+    /// with `cardlearn`/`cardassign`).
     static let queueEditors: Set<String> = [
-        "add", "addid", "clear", "consume", "delete", "deleteid", "findadd", "load", "move", "moveid", "searchadd",
-        "shuffle", "swap", "swapid",
+        "add", "addid", "cardread", "clear", "consume", "delete", "deleteid", "findadd", "load", "move", "moveid",
+        "searchadd", "shuffle", "swap", "swapid",
     ]
-    static let queueRemovers: Set<String> = ["clear", "consume", "delete", "deleteid"]
+    static let queueRemovers: Set<String> = ["cardread", "clear", "consume", "delete", "deleteid"]
 
     private static func show(_ queue: [QueueEntry]) -> String {
         "[" + queue.map { "\($0.id):\($0.file.split(separator: "/").last ?? "")" }.joined(separator: " ") + "]"

@@ -44,6 +44,8 @@ import Testing
         case let .setTempo(percent): (50...150).contains(percent)
         case let .changeTempo(delta): (-100...100).contains(delta)
         case let .setTranspose(cents): Transposition.range.contains(cents)
+        case let .setBeat(bpm?): bpm.isFinite && CountInPlan.bpmRange.contains(bpm)
+        case let .loopLastBars(bars, beats): (1...64).contains(bars) && (1...16).contains(beats)
         case let .setVolume(volume): (0...100).contains(volume)
         case let .changeVolume(delta): (-100...100).contains(delta)
         case let .countIn(plan?): plan.problem == nil
@@ -149,6 +151,19 @@ import Testing
             ("transpose -12.5", nil),
             ("transpose +7", nil),
             ("transpose 0.15", nil),
+            ("bpm nan", "a beat must be 20-400 BPM"),
+            ("bpm 1e308", "a beat must be 20-400 BPM"),
+            ("bpm 19.99", "a beat must be 20-400 BPM"),
+            ("bpm fast", "bpm N (20-400) or off"),
+            ("bpm 92.5", nil),
+            ("loop_last 2 bars", nil),
+            ("loop_last 0 bars", "loop_last takes 1 to 64 bars"),
+            ("loop_last \(Self.int64Max) bars", "Number too large: \(Self.int64Max)"),
+            ("loop_last 2 bars 0", "a bar has 1 to 16 beats"),
+            ("loop_last 2 bars \(Self.int64Min)", "Number too large: \(Self.int64Min)"),
+            ("loop_last 2 beats", "loop_last [SECONDS], or loop_last N bars [BEATS]"),
+            ("bpm off", nil),
+            ("tap_tempo", nil),
             ("count_in 4 nan", bpm),
             ("count_in 4 inf", bpm),
             ("count_in 4 -inf", bpm),

@@ -108,6 +108,13 @@ public actor InMemoryBackend: MPDBackend {
                 player.loop = LoopRegion(start: max(0, heardFrame - Int64(seconds * 44_100)), end: heardFrame)
             }
             idle.publish(.player)
+        case let .loopLastBars(bars, beatsPerBar):
+            guard let bpm = player.beatsPerMinute else { throw MPDError(.argument, "no beat known for this track") }
+            player.loop = player.loop != nil ? nil : LoopRegion(
+                start: max(0, heardFrame - Int64(Double(bars * beatsPerBar) * 60 / bpm * 44_100)), end: heardFrame)
+            idle.publish(.player)
+        case .tapTempo: idle.publish(.player)
+        case let .setBeat(bpm): player.beatsPerMinute = bpm; idle.publish(.player)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .setTranspose(cents): player.transposeCents = cents; idle.publish(.player)

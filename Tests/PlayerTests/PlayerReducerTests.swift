@@ -253,13 +253,83 @@ import Testing
         let playing = Self.heard(1, frame: 1000, generation: 1, state: .playing)
         _ = try state.reduce(.action(.setTempo(percent: 80)), heard: playing)
         #expect(throws: PracticeMemorySuperseded.self) {
-            try state.reduce(.action(.practiceMemory(entry: 1, tempoPercent: 60, loop: nil, transposeCents: 0)), heard: playing)
+            try state.reduce(.action(.practiceMemory(entry: 1, tempoPercent: 60, loop: nil, transposeCents: 0, beat: nil)),
+                             heard: playing)
         }
         #expect(state.modes.tempoPercent == 80)
         // The next entry starts fresh: its memory applies.
         _ = try state.reduce(.action(.next), heard: playing)
-        let effects = try state.reduce(.action(.practiceMemory(entry: 2, tempoPercent: 60, loop: nil, transposeCents: 0)),
-                                       heard: Self.heard(2, generation: 2, state: .playing))
+        let effects = try state.reduce(
+            .action(.practiceMemory(entry: 2, tempoPercent: 60, loop: nil, transposeCents: 0, beat: nil)),
+            heard: Self.heard(2, generation: 2, state: .playing))
         #expect(effects.engine == [.setTempo(0.6)] && state.modes.tempoPercent == 60)
+    }
+
+    // MARK: the beat: tap tempo, the count-in, "Again!" by bars
+
+    /// Four taps 500 ms apart give the playing entry a beat of 120; the count-in of the next play of that entry counts
+    /// at it, and the count-in before each loop pass follows it at once. The beat is the entry's: another has none.
+    @Test func tappedBeatBelongsToItsEntryAndTheCountInCountsAtIt() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.countIn(CountInPlan(beats: 4, beforeEachPass: true))), heard: Self.heard())
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let playing = Self.heard(1, frame: 44_100, generation: 1, state: .playing)
+        var orders: [EngineOrder] = [], last = PlayerEffects()
+        for tap in 0..<4 {
+            last = try state.reduce(.action(.tapTempo(atNanoseconds: 9_000_000_000 + UInt64(tap) * 500_000_000)),
+                                    heard: playing)
+            orders += last.engine
+        }
+        let bpm = try #require(state.status(playing).beatsPerMinute)
+        #expect(abs(bpm - 120) < 1e-9)
+        #expect(orders == [.setPassCountIn(CountInPlan(beats: 4, bpm: bpm, beforeEachPass: true))],
+                "told once, at the second tap; the same beat again changes nothing")
+        #expect(Self.saved(last)?.beatsPerMinute == bpm, "saved with the state")
+        let again = try state.reduce(.action(.playEntry(1)), heard: playing)
+        #expect(again.engine.contains(.start(state.item(state.queue.entries[0]), frame: 0,
+                                             countIn: CountInPlan(beats: 4, bpm: bpm, beforeEachPass: true), generation: 2)))
+        // The next entry has no beat of its own: its count-in falls back to its tag (nil here: the engine reads it).
+        let next = try state.reduce(.action(.next), heard: Self.heard(1, frame: 100, generation: 2, state: .playing))
+        #expect(state.status(Self.heard(2, generation: 3, state: .playing)).beatsPerMinute == nil)
+        #expect(!next.engine.contains { if case .start(_, _, let plan?, _) = $0 { plan.bpm != nil } else { false } })
+        // An explicit count-in tempo wins over the tapped beat.
+        _ = try state.reduce(.action(.previousEntry), heard: Self.heard(2, generation: 3, state: .playing))
+        _ = try state.reduce(.action(.countIn(CountInPlan(beats: 2, bpm: 90))), heard: Self.heard(1, generation: 4, state: .playing))
+        #expect(state.countIn(for: 1)?.bpm == 90)
+    }
+
+    /// "Again!" by bars: 2 bars of 4 at 120 BPM are 4 s of the track, at any tempo (bars are track time); without a
+    /// beat, the file's tag read for the current entry counts, a tag read for another entry does not, and none is a
+    /// clear refusal. A second press clears the loop.
+    @Test func againByBarsLoopsTheLastBarsOfTheTrackAtItsBeat() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let playing = Self.heard(1, frame: 44_100 * 10, generation: 1, state: .playing)
+        _ = try state.reduce(.action(.setTempo(percent: 80)), heard: playing)
+        #expect(throws: Player.ActionError.invalidValue("no beat known for this track: tap it, or set it with bpm")) {
+            try state.reduce(.action(.loopLastBars(2, beatsPerBar: 4)), heard: playing)
+        }
+        #expect(throws: Player.ActionError.self) {
+            try state.reduce(.action(.loopLastBars(2, beatsPerBar: 4), read: FileFacts(entry: 2, taggedBPM: 120)),
+                             heard: playing)
+        }
+        _ = try state.reduce(.action(.loopLastBars(2, beatsPerBar: 4), read: FileFacts(entry: 1, taggedBPM: 120)),
+                             heard: playing)
+        #expect(state.status(playing).loop == LoopRegion(start: 44_100 * 6, end: 44_100 * 10))
+        _ = try state.reduce(.action(.loopLastBars(2, beatsPerBar: 4)), heard: playing)
+        #expect(state.status(playing).loop == nil, "pressed again: straight on")
+        // The listener's beat wins over the tag: 3 bars of 3 at 90 BPM are 6 s.
+        _ = try state.reduce(.action(.setBeat(bpm: 90)), heard: playing)
+        _ = try state.reduce(.action(.loopLastBars(3, beatsPerBar: 3), read: FileFacts(entry: 1, taggedBPM: 120)),
+                             heard: playing)
+        #expect(state.status(playing).loop == LoopRegion(start: 44_100 * 4, end: 44_100 * 10))
+        for (bars, beats) in [(0, 4), (65, 4), (2, 0), (2, 17), (Int.max, Int.max), (Int.min, 4)] {
+            #expect(throws: Player.ActionError.self) {
+                try state.reduce(.action(.loopLastBars(bars, beatsPerBar: beats)), heard: playing)
+            }
+        }
+        for bpm in [Double.nan, .infinity, 19.9, 400.1, -120] {
+            #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setBeat(bpm: bpm)), heard: playing) }
+        }
     }
 }

@@ -34,11 +34,12 @@ actor ScriptedPlayer: PlayerControl {
         case let .setLoop(start, end, count):
             let rate = Double(current.sourceSampleRate)
             current.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
-        case let .practiceMemory(entry, tempo, loop, transpose):
+        case let .practiceMemory(entry, tempo, loop, transpose, beat):
             // As the player: refused once the listener changed the tempo or the loop on this entry.
             guard entry == current.entryID, !touched else { throw PracticeMemorySuperseded() }
             current.tempoPercent = tempo
             current.transposeCents = transpose
+            current.beatsPerMinute = beat ?? current.beatsPerMinute
             if let loop {
                 let rate = Double(current.sourceSampleRate)
                 current.loop = LoopRegion(start: Int64(loop.startSeconds * rate), end: Int64(loop.endSeconds * rate),

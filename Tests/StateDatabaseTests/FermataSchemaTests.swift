@@ -14,7 +14,7 @@ import TestSupport
         #expect(Array(names.prefix(library.count)) == library)
         #expect(Array(names.dropFirst(library.count)) == [
             "v1-queue-state", "v2-output-state", "v2-practice", "v3-position-sequence", "v4-queue-segments",
-            "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-transpose", "v9-practice-transpose",
+            "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-key-and-beat", "v9-practice-key-and-beat",
         ])
     }
 
@@ -26,7 +26,7 @@ import TestSupport
         try old.close()
         let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
         #expect(database.appliedMigrations.suffix(5) == [
-            "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-transpose", "v9-practice-transpose",
+            "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-key-and-beat", "v9-practice-key-and-beat",
         ])
     }
 }

@@ -16,6 +16,8 @@ public struct PlayerSnapshot: Sendable, Equatable {
     public var tempoPercent = 100
     /// Transposition in cents (`Transposition.range`; 0 untouched).
     public var transposeCents = 0
+    /// The current entry's beat as the listener tapped or set it (nil: its file's BPM tag).
+    public var beatsPerMinute: Double?
     public var repeatMode = RepeatMode.off
     public var single = false
     public var consume = false

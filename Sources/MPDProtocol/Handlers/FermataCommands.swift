@@ -1,4 +1,5 @@
 import FermataCore
+import Glibc
 
 /// Fermata's own commands for what MPD lacks, under names MPD does not use (other clients never send them):
 /// the A–B practice loop.
@@ -9,6 +10,7 @@ import FermataCore
 /// `tempo [PERCENT|+N|-N]` (speed without pitch change, 50–150; without an argument prints `tempo: N`) and
 /// `speed_trainer START STEP EVERY CEILING` / `speed_trainer off`; `count_in BEATS [BPM|tag] [each]` / `count_in off`
 /// (clicks before play starts, and with `each` before every loop pass; `tag` or no BPM: the file's BPM tag, else 100);
+/// `bpm [N|off]` and `tap_tempo` (the track's beat, for the count-in and `loop_last N bars`);
 /// `transpose [SEMITONES]` (pitch without tempo change: -12.5 to +12.5, two decimals at most — 0.01 is a cent;
 /// without an argument prints `transpose: N`).
 /// Stateless; run on the executing command's task.
@@ -17,11 +19,45 @@ enum FermataCommands {
     static func loopB(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopSetB) }
     static func loopCycle(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopCycle) }
     static func loopClear(_ c: inout CommandContext) async throws { try await c.backend.perform(.loopClear) }
-    /// `loop_last [SECONDS]` ("Again!", 8 s by default): loops the last SECONDS heard; with a loop set, clears it.
+    /// `loop_last [SECONDS]` ("Again!", 8 s by default): loops the last SECONDS heard; `loop_last N bars [BEATS]`: the
+    /// last N bars of BEATS beats (4) at the track's beat; with a loop set, clears it.
     static func loopLast(_ c: inout CommandContext) async throws {
+        if c.argument(1) == "bars" {
+            let bars = try ArgumentParser.int(c.arguments[0], in: 1...64, "loop_last takes 1 to 64 bars")
+            let beats = c.argument(2) == nil
+                ? 4 : try ArgumentParser.int(c.arguments[2], in: 1...16, "a bar has 1 to 16 beats")
+            return try await c.backend.perform(.loopLastBars(bars, beatsPerBar: beats))
+        }
+        guard c.arguments.count <= 1 else { throw MPDError.badArgument("loop_last [SECONDS], or loop_last N bars [BEATS]") }
         let seconds = c.argument(0) == nil ? 8 : try c.seconds(0)
         guard (0.5...600).contains(seconds) else { throw MPDError.badArgument("loop_last takes 0.5 to 600 seconds") }
         try await c.backend.perform(.loopLast(seconds: seconds))
+    }
+
+    /// `bpm [N|off]`: the current track's beat (20–400, as tapped or set; `off` forgets it and the file's BPM tag
+    /// counts); without an argument prints `bpm: N` when one is set.
+    static func bpm(_ c: inout CommandContext) async throws {
+        guard let text = c.argument(0) else {
+            if let bpm = try await c.backend.status().player.beatsPerMinute { c.response.line("bpm", bpmText(bpm)) }
+            return
+        }
+        if text == "off" { return try await c.backend.perform(.setBeat(bpm: nil)) }
+        let bpm = try ArgumentParser.number(text, in: CountInPlan.bpmRange, invalid: "bpm N (20-400) or off",
+                                            outOfRange: "a beat must be 20-400 BPM")
+        try await c.backend.perform(.setBeat(bpm: bpm))
+    }
+
+    /// `tap_tempo`: one tap, timed as the command arrives (a button's tap is timed by the kernel instead).
+    static func tapTempo(_ c: inout CommandContext) async throws {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        try await c.backend.perform(.tapTempo(atNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)))
+    }
+
+    /// A beat to one decimal ("120", "92.5").
+    static func bpmText(_ bpm: Double) -> String {
+        let tenths = (bpm * 10).rounded()
+        return tenths.truncatingRemainder(dividingBy: 10) == 0 ? String(Int(tenths / 10)) : String(tenths / 10)
     }
 
     static func loopNudge(_ c: inout CommandContext) async throws {
@@ -49,6 +85,7 @@ enum FermataCommands {
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
         c.response.line("tempo", player.tempoPercent)
         c.response.line("transpose", Transposition.semitonesText(cents: player.transposeCents))
+        if let bpm = player.beatsPerMinute { c.response.line("bpm", bpmText(bpm)) }
     }
 
     static func transpose(_ c: inout CommandContext) async throws {
