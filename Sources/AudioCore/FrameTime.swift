@@ -14,6 +14,19 @@ public enum FrameTime {
         return value >= Double(maxFrame) ? maxFrame : Int64(value)
     }
 
+    /// `milliseconds` at `rate`, truncated (exact integer arithmetic); negative values give 0, huge ones `maxFrame`.
+    public static func frames(milliseconds: Int64, rate: Int) -> Int64 {
+        guard milliseconds > 0, rate > 0 else { return 0 }
+        let (product, overflow) = milliseconds.multipliedReportingOverflow(by: Int64(rate))
+        return overflow ? maxFrame : min(maxFrame, product / 1000)
+    }
+
+    /// `frames` at `rate` in milliseconds, rounded (0 at an unknown rate).
+    public static func milliseconds(frames: Int64, rate: Int) -> Int64 {
+        guard rate > 0 else { return 0 }
+        return Int64((Double(frames) / Double(rate) * 1000).rounded())
+    }
+
     /// A signed frame offset for `milliseconds` at `rate`, clamped to ±`maxFrame`.
     public static func offset(milliseconds: Int, rate: Int) -> Int64 {
         let value = Double(milliseconds) * Double(max(0, rate)) / 1000

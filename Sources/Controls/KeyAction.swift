@@ -5,7 +5,8 @@ import FermataCore
 /// `play-pause`, `play`, `pause`, `stop`, `next`, `previous`, `seek+10`, `seek-10`, `volume+2`, `volume-2`, `tempo+5`,
 /// `tempo-5`, `transpose+1`, `transpose-0.5` (semitones, two decimals at most), `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
 /// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `loop-last-2-bars` (the last 2 bars of 4 beats at
-/// the track's beat), `tap-tempo`, `announce`, `shutdown`, `none`. A value; any thread.
+/// the track's beat), `tap-tempo`, `section-next`, `section-previous`, `section-save` (the A–B loop as the track's next
+/// section), `announce`, `shutdown`, `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -25,6 +26,10 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case loopLastBars(Int)
     /// One tap of the tap-tempo button.
     case tapTempo
+    /// Step to the next or previous section of the track (`section-next`, `section-previous`).
+    case sectionNext, sectionPrevious
+    /// Save the A–B loop as a section of the track (the daemon's practice store does it).
+    case sectionSave
     /// Say what is playing.
     case announce
     /// Power the box off (a long hold; off by default).
@@ -45,6 +50,9 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "loop-clear": self = .loopClear
         case "announce": self = .announce
         case "tap-tempo": self = .tapTempo
+        case "section-next": self = .sectionNext
+        case "section-previous", "section-prev": self = .sectionPrevious
+        case "section-save": self = .sectionSave
         case "shutdown": self = .shutdown
         default:
             if text.hasPrefix("loop-last-"), text.hasSuffix("-bars"),
@@ -96,6 +104,9 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case let .loopLast(seconds): "loop-last-\(seconds)"
         case let .loopLastBars(bars): "loop-last-\(bars)-bars"
         case .tapTempo: "tap-tempo"
+        case .sectionNext: "section-next"
+        case .sectionPrevious: "section-previous"
+        case .sectionSave: "section-save"
         case .announce: "announce"
         case .shutdown: "shutdown"
         }
@@ -122,8 +133,9 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// The player action, given the player's current repeat mode; nil for the one action that is not the player's
-    /// (shutdown: the machine's), which goes to the service's `extraActions` handler instead.
+    /// The player action, given the player's current repeat mode; nil for the actions that are not the player's
+    /// (shutdown: the machine's; section-save: the practice store's), which go to the service's `extraActions`
+    /// handler instead.
     public func controlAction(currentRepeat: RepeatMode, at time: UInt64 = MonotonicClock.nanoseconds()) -> ControlAction? {
         switch self {
         case .togglePause: .playPause
@@ -142,10 +154,12 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case let .loopLast(seconds): .loopLast(seconds: Double(seconds))
         case let .loopLastBars(bars): .loopLastBars(bars, beatsPerBar: 4)
         case .tapTempo: .tapTempo(atNanoseconds: time)
+        case .sectionNext: .playSection(.next)
+        case .sectionPrevious: .playSection(.previous)
         case let .tempo(p): .changeTempo(by: p)
         case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)
-        case .shutdown: nil
+        case .shutdown, .sectionSave: nil
         }
     }
 

@@ -109,7 +109,16 @@ public struct DaemonRuntime: Sendable {
             let powerOff = PowerOffRequest(path: config.poweroffRequest)
             services.append(GPIOInputService(config: profile.controls, player: player, logger: controlsLogger,
                                              extraActions: { action in
-                                                 if action == .shutdown { powerOff.post(logger: controlsLogger) }
+                                                 switch action {
+                                                 case .shutdown: powerOff.post(logger: controlsLogger)
+                                                 case .sectionSave:
+                                                     do {
+                                                         _ = try await practice.editSections(.saveLoop(name: nil))
+                                                     } catch {
+                                                         controlsLogger.info("controls: section-save: \(error)")
+                                                     }
+                                                 default: break
+                                                 }
                                              },
                                              cards: { id, input in await cards.read(id, input: input) }))
         }

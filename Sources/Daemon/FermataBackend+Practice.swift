@@ -13,4 +13,13 @@ extension FermataBackend {
             throw MPDError.badArgument(error.description)
         }
     }
+
+    public func editSections(_ edit: SectionEdit) async throws -> [PracticeSection] {
+        guard let practice else { throw MPDError(.unknown, "sections are not kept here") }
+        do {
+            return try await practice.editSections(edit)
+        } catch let error as PracticeRecorder.SectionError {
+            throw MPDError.badArgument(error.description)
+        }
+    }
 }

@@ -45,6 +45,12 @@ public enum ControlAction: Sendable, Hashable {
     /// Sets the current track's beat in beats per minute (`CountInPlan.bpmRange`), or with nil forgets it (the file's
     /// BPM tag counts again).
     case setBeat(bpm: Double?)
+    /// Plays a section of the current track: its region becomes the loop (with its passes), its tempo applies, and
+    /// playback goes to its start, all in one step.
+    case playSection(SectionChoice)
+    /// The current track's sections as its practice memory keeps them (the practice recorder, on entering the track
+    /// and after every edit). Applied when `entry` is current.
+    case setSections(entry: EntryID, [PracticeSection])
     /// Moves one end of the loop by a signed number of milliseconds.
     case loopNudge(LoopEndpoint, milliseconds: Int)
     /// Sets the region directly, in seconds of the current track; `repeatCount` limits the jumps back (nil: for ever).
@@ -209,6 +215,9 @@ public struct PlayerStatus: Sendable, Hashable {
     /// The current track's beat as the listener tapped or set it (beats per minute), or nil (the file's BPM tag
     /// counts).
     public var beatsPerMinute: Double?
+    /// The current track's sections (its practice memory), and the one whose region is the loop now.
+    public var sections: [PracticeSection] = []
+    public var activeSection: Int?
     /// The device format, e.g. "44100 Hz 16-bit 2ch", when the device is open.
     public var outputFormat: String?
     /// The last problem worth showing (a file that would not play, a missing device), or nil.

@@ -63,10 +63,13 @@ public struct PracticeLoopTime: Sendable, Hashable {
     public var startSeconds: Double
     public var endSeconds: Double
     public var seconds: Double
+    /// The track's section with these ends, if it has one (its name).
+    public var section: String?
 
-    public init(startSeconds: Double, endSeconds: Double, seconds: Double) {
+    public init(startSeconds: Double, endSeconds: Double, seconds: Double, section: String? = nil) {
         self.startSeconds = startSeconds
         self.endSeconds = endSeconds
         self.seconds = seconds
+        self.section = section
     }
 }

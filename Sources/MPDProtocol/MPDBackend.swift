@@ -99,6 +99,9 @@ public protocol MPDBackend: Sendable {
 
     /// Practice statistics for a period (`practice`). The default refuses: see `MPDBackend+Practice.swift`.
     func practiceReport(_ period: PracticePeriod) async throws -> PracticeReport
+    /// Changes the current track's sections (`section_save`, `section_add`, `section_delete`); the new list. The
+    /// default refuses: see `MPDBackend+Practice.swift`.
+    func editSections(_ edit: SectionEdit) async throws -> [PracticeSection]
 
     /// Where the library scan is (`scan_status`). The default refuses: see `MPDBackend+Scan.swift`.
     func scanReport() async throws -> ScanReport

@@ -43,6 +43,12 @@ extension Player {
             try await step(.seekEntry(id, seconds: seconds, rate: rate))
             return
         }
+        if case .playSection = action, state.transport.isStopped, let entry = state.entryToStart {
+            // The rate turns the section's milliseconds into frames; the step checks the entry is still the one.
+            let rate = await sampleRate(ofURI: entry.uri)
+            try await step(.action(action, read: FileFacts(entry: entry.id, rate: rate)))
+            return
+        }
         if case .loopLastBars = action, let current = state.current, state.beat(for: current) == nil,
            let entry = state.queue.entry(id: current) {
             // The file's BPM tag; the step uses it only if no beat was set meanwhile (the listener's wins).

@@ -104,6 +104,8 @@ struct FileFacts: Sendable {
     var entry: EntryID?
     /// The file's BPM tag ("Again!" by bars when the listener set no beat).
     var taggedBPM: Double?
+    /// The file's source rate (a section played from a stopped player: its ends become frames at it).
+    var rate: Int?
 }
 
 /// A step's bookkeeping while it runs: what to save and what was changed, turned into `PlayerEffects.save` at its end

@@ -8,9 +8,7 @@ extension PlayerState {
         switch action {
         case .play:
             if !transport.isStopped { return setPaused(false, &step) }
-            guard let entry = current.flatMap(queue.entry(id:)) ?? queue.firstInPlayOrder else {
-                throw Player.ActionError.emptyQueue
-            }
+            guard let entry = entryToStart else { throw Player.ActionError.emptyQueue }
             begin(entry, countingIn: true, paused: false, &step)
         case let .playEntry(id):
             guard let entry = queue.entry(id: id) else { throw Player.ActionError.noSuchEntry(id) }
@@ -88,6 +86,16 @@ extension PlayerState {
             }
             // Bars are track time: the tempo changes how long they last, not how much of the track they hold.
             try loopLast(trackSeconds: Double(bars * beatsPerBar) * 60 / bpm, &step)
+        case let .playSection(choice): try playSection(choice, facts: facts, &step)
+        case let .setSections(entry, list):
+            guard list.count <= PracticeSection.maxPerTrack, list.allSatisfy({ $0.problem == nil }) else {
+                throw Player.ActionError.invalidValue("sections must be valid, at most \(PracticeSection.maxPerTrack)")
+            }
+            guard queue.entry(id: entry) != nil else { throw Player.ActionError.noSuchEntry(entry) }
+            let new = EntrySections(entry: entry, list: list)
+            guard new != sections else { return }
+            sections = new
+            step.changed(.player)
         case let .tapTempo(time):
             guard let entry = current else { throw Player.ActionError.notPlaying }
             if let bpm = taps.tap(atNanoseconds: time) { setBeat(bpm, on: entry, &step) }
@@ -128,6 +136,54 @@ extension PlayerState {
             }
             if let marks { setLoopMarks(marks, &step) }
         }
+    }
+
+    /// Plays a section of the track heard (stopped: of the current entry, at the rate its file gave the driver), in
+    /// one step: its region becomes the loop (its passes: jumps back one fewer), its tempo applies, and playback
+    /// starts at its start.
+    private mutating func playSection(_ choice: SectionChoice, facts: FileFacts, _ step: inout PlayerStep) throws {
+        let stopped = transport.isStopped
+        let heard: (entry: EntryID, rate: Int, frame: Int64)
+        if stopped {
+            guard let target = entryToStart?.id, facts.entry == target, let rate = facts.rate, rate > 0 else {
+                throw Player.ActionError.notPlaying
+            }
+            heard = (target, rate, 0)
+        } else {
+            heard = try heardTrack(step.heard)
+        }
+        let list = sections(for: heard.entry)
+        guard !list.isEmpty, let entry = queue.entry(id: heard.entry) else {
+            throw Player.ActionError.invalidValue("this track has no sections (save one with section_save)")
+        }
+        let now = FrameTime.milliseconds(frames: heard.frame, rate: heard.rate)
+        let active = activeSection(rate: heard.rate, on: heard.entry)
+        let index: Int
+        switch choice {
+        case let .index(wanted):
+            guard list.indices.contains(wanted) else {
+                throw Player.ActionError.invalidValue("no section \(wanted + 1): this track has \(list.count)")
+            }
+            index = wanted
+        case let .named(name):
+            guard let found = list.firstIndex(where: { $0.name == name }) else {
+                throw Player.ActionError.invalidValue("this track has no section named \(name)")
+            }
+            index = found
+        case .next:
+            index = active.map { ($0 + 1) % list.count } ?? list.firstIndex { $0.startMilliseconds > now } ?? 0
+        case .previous:
+            index = active.map { ($0 + list.count - 1) % list.count }
+                ?? list.lastIndex { $0.startMilliseconds < now } ?? list.count - 1
+        }
+        let section = list[index]
+        let region = LoopRegion(start: FrameTime.frames(milliseconds: section.startMilliseconds, rate: heard.rate),
+                                end: FrameTime.frames(milliseconds: section.endMilliseconds, rate: heard.rate),
+                                repeatCount: section.passes.map { $0 - 1 })
+        setLoopMarks(try .region(region, on: entry.id), &step)
+        if let tempo = section.tempoPercent { setSteppedTempo(tempo, &step) }
+        begin(entry, atFrame: region.start, rate: heard.rate, countingIn: stopped, paused: stopped ? false : nil,
+              songStarted: stopped, &step)
     }
 
     /// Loops the last `trackSeconds` of the track heard, ending where it is now; with a loop set, clears it instead
@@ -236,7 +292,7 @@ extension ControlAction {
     var setsPracticeSettings: Bool {
         switch self {
         case .setTempo, .changeTempo, .setTranspose, .changeTranspose, .speedTrainer, .loopSetA, .loopSetB, .loopCycle,
-             .loopClear, .loopLast, .loopLastBars, .loopNudge, .setLoop, .tapTempo, .setBeat: true
+             .loopClear, .loopLast, .loopLastBars, .loopNudge, .setLoop, .tapTempo, .setBeat, .playSection: true
         default: false
         }
     }
@@ -246,7 +302,7 @@ extension ControlAction {
     var needsHeardRate: Bool {
         switch self {
         case .seek, .seekBy, .seekEntry, .loopSetA, .loopSetB, .loopCycle, .loopLast, .loopLastBars, .setLoop,
-             .practiceMemory: true
+             .practiceMemory, .playSection: true
         default: false
         }
     }

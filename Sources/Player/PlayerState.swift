@@ -1,3 +1,4 @@
+import AudioCore
 import Engine
 import FermataCore
 
@@ -23,6 +24,8 @@ struct PlayerState {
     var practiceTouched = false
     /// The listener's beat (tapped or set) and the entry it belongs to: it counts on that entry only.
     var beat: EntryBeat?
+    /// The current track's sections (`setSections`), for `playSection`.
+    var sections: EntrySections?
     /// The tap-tempo button's taps so far.
     var taps = TapTempo()
     /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
@@ -48,6 +51,20 @@ struct PlayerState {
         return beat.bpm
     }
 
+    /// The sections of `entry` (none: none known, or known for another entry).
+    func sections(for entry: EntryID?) -> [PracticeSection] {
+        guard let sections, sections.entry == entry else { return [] }
+        return sections.list
+    }
+
+    /// The section of `entry` whose region is the loop now, its ends compared in milliseconds at `rate`.
+    func activeSection(rate: Int, on entry: EntryID?) -> Int? {
+        guard rate > 0, let loop = loopMarks.loop, loop.entry == entry else { return nil }
+        let start = FrameTime.milliseconds(frames: loop.region.start, rate: rate)
+        let end = FrameTime.milliseconds(frames: loop.region.end, rate: rate)
+        return sections(for: entry).firstIndex { $0.matches(startMilliseconds: start, endMilliseconds: end) }
+    }
+
     /// The count-in as the engine gets it for `entry`: with the listener's beat on that entry when the plan names no
     /// tempo of its own (an explicit `count_in 4 100` wins; else tapped or set, else the file's tag in the engine).
     func countIn(for entry: EntryID?) -> CountInPlan? {
@@ -55,6 +72,9 @@ struct PlayerState {
         if plan.bpm == nil { plan.bpm = beat(for: entry) }
         return plan
     }
+
+    /// The entry `play` starts on a stopped player: the current one, or the first in play order.
+    var entryToStart: QueueEntry? { current.flatMap(queue.entry(id:)) ?? queue.firstInPlayOrder }
 
     /// The entry the listener hears (or heard last), or where a stopped player starts.
     var current: EntryID? { transport.current }
@@ -130,6 +150,8 @@ struct PlayerState {
         status.tempoPercent = modes.tempoPercent
         status.transposeCents = modes.transposeCents
         status.beatsPerMinute = beat(for: status.entryID)
+        status.sections = sections(for: status.entryID)
+        status.activeSection = activeSection(rate: status.sourceSampleRate, on: status.entryID)
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         status.loopPendingA = loopMarks.pendingA?.frame
         status.replayGain = modes.replayGain

@@ -50,6 +50,29 @@ enum PracticeMigrations {
                 ALTER TABLE practice_memory ADD COLUMN beats_per_minute REAL;
                 """)
         }
+        migrations.register("v10-practice-sections", after: "v9-practice-key-and-beat") { db in
+            // Each track's named sections, in the listener's order, keyed as its memory is; an identity with
+            // sections is kept by the library's purge as one with time or memory is (the trigger is remade).
+            try db.execute(sql: """
+                CREATE TABLE practice_section (
+                    subject TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    start_ms INTEGER NOT NULL,
+                    end_ms INTEGER NOT NULL,
+                    passes INTEGER,
+                    tempo_percent INTEGER,
+                    PRIMARY KEY (subject, position)
+                ) WITHOUT ROWID;
+                DROP TRIGGER practice_keeps_missing_identity;
+                CREATE TRIGGER practice_keeps_missing_identity BEFORE DELETE ON missing_identity
+                WHEN NOT EXISTS (SELECT 1 FROM track WHERE identity_id = OLD.id)
+                    AND (EXISTS (SELECT 1 FROM practice_memory WHERE subject = 'identity:' || OLD.id)
+                         OR EXISTS (SELECT 1 FROM practice_section WHERE subject = 'identity:' || OLD.id)
+                         OR EXISTS (SELECT 1 FROM practice_time WHERE identity_id = OLD.id))
+                BEGIN SELECT RAISE(IGNORE); END;
+                """)
+        }
     }
 
     /// The library forgets an identity missing for 30 days that nothing refers to (`ScanFinisher`); it knows its own

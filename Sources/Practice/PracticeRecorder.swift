@@ -34,6 +34,9 @@ public actor PracticeRecorder {
     /// The entry the player restored at start (`adoptRestored`): its loop and tempo are the player state saved when
     /// they were acknowledged, newer than any memory, so the first visit adopts them instead of restoring.
     var restoredEntry: EntryID?
+    /// The entry whose sections the player was last given (they load on entering a track, `remember` or not: they
+    /// are the listener's own, not a memory of settings).
+    var sectionsGivenFor: EntryID?
 
     /// A bad `YYYY-MM-DD` (no such day).
     public struct NoSuchDay: Error, CustomStringConvertible {
@@ -77,6 +80,7 @@ public actor PracticeRecorder {
         if let previous, let counted = previous.subject { tally.add(from: previous.at, to: now, counted) }
         last = (now, subject)
         if subject != nil { playingSignal.yield() }
+        await giveSections(status)
         if remember { await updateMemory(status) }
         if subject != previous?.subject || now.timeIntervalSince(lastFlush) >= flushInterval { await flush() }
         return subject != nil
@@ -124,6 +128,66 @@ public actor PracticeRecorder {
         let tracks = try await store.tracks(from: days.first, to: days.last)
         return PracticeReport(period: period.name, firstDay: days.first, lastDay: days.last,
                               totalSeconds: tracks.reduce(0) { $0 + $1.seconds }, tracks: tracks)
+    }
+
+    // MARK: sections
+
+    /// A section edit that cannot be done; nothing changed.
+    public struct SectionError: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Changes the current track's sections: saved durably, then handed to the player; returns the new list.
+    public func editSections(_ edit: SectionEdit) async throws -> [PracticeSection] {
+        let status = await player.status()
+        guard let entry = status.entryID, let path = status.path else { throw SectionError(description: "nothing is playing") }
+        var list = try await store.sections(path: path)
+        switch edit {
+        case let .saveLoop(name):
+            guard let loop = status.loop, let ends = PracticeVisit.loop(status) else {
+                throw SectionError(description: "set a loop (A and B) first: a section is saved from it")
+            }
+            upsert(PracticeSection(name: name ?? Self.freeName(in: list), startMilliseconds: ends.start,
+                                   endMilliseconds: ends.end, passes: loop.repeatCount.map { $0 + 1 },
+                                   tempoPercent: status.tempoPercent), into: &list)
+        case let .add(section): upsert(section, into: &list)
+        case let .delete(index):
+            guard list.indices.contains(index) else {
+                throw SectionError(description: "no section \(index + 1): this track has \(list.count)")
+            }
+            list.remove(at: index)
+        }
+        if let problem = list.lazy.compactMap(\.problem).first { throw SectionError(description: problem) }
+        guard list.count <= PracticeSection.maxPerTrack else {
+            throw SectionError(description: "a track has at most \(PracticeSection.maxPerTrack) sections")
+        }
+        try await store.replaceSections(list, path: path)
+        try await player.perform(.setSections(entry: entry, list))
+        sectionsGivenFor = entry
+        return list
+    }
+
+    /// "section N" with the smallest N no section of `list` is named.
+    static func freeName(in list: [PracticeSection]) -> String {
+        let names = Set(list.map(\.name))
+        return (1...).lazy.map { "section \($0)" }.first { !names.contains($0) }!
+    }
+
+    private func upsert(_ section: PracticeSection, into list: inout [PracticeSection]) {
+        if let index = list.firstIndex(where: { $0.name == section.name }) { list[index] = section } else { list.append(section) }
+    }
+
+    /// On entering a track: hands the player its sections (once per entry; retried at the next observation when the
+    /// store cannot be read).
+    private func giveSections(_ status: PlayerStatus) async {
+        guard let entry = status.entryID, let path = status.path, entry != sectionsGivenFor else { return }
+        do {
+            let list = try await store.sections(path: path)
+            if !list.isEmpty { try await player.perform(.setSections(entry: entry, list)) }
+            sectionsGivenFor = entry
+        } catch {
+            logger.warning("cannot give the player the sections of \(path): \(error)")
+        }
     }
 
     // MARK: memory

@@ -56,6 +56,7 @@ public struct PracticeStore: Sendable {
                 GROUP BY subject, loop_start_ms, loop_end_ms
                 """, arguments: [firstDay, lastDay])
             var tracks: [String: PracticeTrackTime] = [:]
+            var sectionsBySubject = Memo<[PracticeSection]>()
             for group in groups {
                 let subject = group.subject
                 if tracks[subject] == nil {
@@ -65,8 +66,11 @@ public struct PracticeStore: Sendable {
                 tracks[subject]?.seconds += seconds
                 let (start, end) = (group.loopStartMs, group.loopEndMs)
                 if start >= 0 && end > start {
+                    let section = try sectionsBySubject.cached(subject) { try Self.sections(db, subject: subject) }
+                        .first { $0.matches(startMilliseconds: start, endMilliseconds: end) }?.name
                     tracks[subject]?.loops.append(PracticeLoopTime(startSeconds: Double(start) / 1000,
-                                                                   endSeconds: Double(end) / 1000, seconds: seconds))
+                                                                   endSeconds: Double(end) / 1000, seconds: seconds,
+                                                                   section: section))
                 }
             }
             return tracks.values.map { track in
@@ -106,6 +110,38 @@ public struct PracticeStore: Sendable {
                 """, arguments: [subject, memory.loop?.start, memory.loop?.end, memory.loopCount,
                                  memory.tempoPercent, memory.transposeCents, memory.beatsPerMinute,
                                  Int64(date.timeIntervalSince1970)])
+        }
+    }
+
+    /// The sections of the track at `path`, in the listener's order.
+    func sections(path: String) async throws -> [PracticeSection] {
+        try await database.pool.read { db in try Self.sections(db, subject: Self.subject(db, path: path).0) }
+    }
+
+    /// Replaces the sections of the track at `path` (durable when it returns).
+    func replaceSections(_ sections: [PracticeSection], path: String) async throws {
+        try await database.pool.write { db in
+            let (subject, _) = try Self.subject(db, path: path)
+            try db.execute(sql: "DELETE FROM practice_section WHERE subject = ?", arguments: [subject])
+            for (position, section) in sections.enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO practice_section (subject, position, name, start_ms, end_ms, passes, tempo_percent)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [subject, position, section.name, section.startMilliseconds,
+                                     section.endMilliseconds, section.passes, section.tempoPercent])
+            }
+        }
+    }
+
+    /// A subject's sections; a row a hand edit made unusable is left out.
+    static func sections(_ db: Database, subject: String) throws -> [PracticeSection] {
+        try PracticeSectionRecord.fetchAll(db, sql: """
+            SELECT name, start_ms, end_ms, passes, tempo_percent FROM practice_section WHERE subject = ?
+            ORDER BY position
+            """, arguments: [subject]).compactMap { row in
+            let section = PracticeSection(name: row.name, startMilliseconds: row.startMs, endMilliseconds: row.endMs,
+                                          passes: row.passes, tempoPercent: row.tempoPercent)
+            return section.problem == nil ? section : nil
         }
     }
 
@@ -158,6 +194,29 @@ private struct PracticeMemoryRecord: Decodable, FetchableRecord {
     var tempoPercent: Int
     var transposeCents: Int
     var beatsPerMinute: Double?
+}
+
+/// Values computed once per key within one read.
+private struct Memo<Value> {
+    private var values: [String: Value] = [:]
+
+    mutating func cached(_ key: String, _ make: () throws -> Value) rethrows -> Value {
+        if let value = values[key] { return value }
+        let value = try make()
+        values[key] = value
+        return value
+    }
+}
+
+/// A `practice_section` row as `PracticeStore.sections` reads it.
+private struct PracticeSectionRecord: Decodable, FetchableRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+    var name: String
+    var startMs: Int64
+    var endMs: Int64
+    var passes: Int?
+    var tempoPercent: Int?
 }
 
 /// The `track` columns `PracticeStore.describe` reads: path and tags.

@@ -4,7 +4,8 @@ import Foundation
 
 /// `fermata practice [--week] [--day YYYY-MM-DD]`: time actually played, in total, per track and per A–B loop region;
 /// today and this week by default. `--chart [--days N]`: the last N days (7) up to today (or --day) as a bar chart,
-/// minutes per day, with the most practised tracks of those days.
+/// minutes per day, with the most practised tracks and sections of those days. `--csv [--days N]`: one row per day,
+/// track and loop region (with its section's name) for a spreadsheet.
 struct PracticeStatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "practice", abstract: "Show practice time: today and this week, per track and per loop.")
@@ -12,18 +13,22 @@ struct PracticeStatsCommand: ParsableCommand {
     @Flag(help: "Only the week (this week, or the one holding --day).") var week = false
     @Option(help: "A day, YYYY-MM-DD, instead of today.") var day: String?
     @Flag(help: "A bar chart of the last days (minutes per day) and the most practised tracks.") var chart = false
-    @Option(help: "With --chart: how many days, ending today or at --day (1-366).") var days = 7
+    @Flag(help: "Comma-separated values, one row per day, track and loop or section, for a spreadsheet.") var csv = false
+    @Option(help: "With --chart or --csv: how many days, ending today or at --day (1-366).") var days = 7
 
     func validate() throws {
         if let day, day.split(separator: "-").map(\.count) != [4, 2, 2] || (chart && Self.date(day) == nil) {
             throw ValidationError("--day must be YYYY-MM-DD")
         }
         guard (1...366).contains(days) else { throw ValidationError("--days must be 1-366") }
-        if chart && week { throw ValidationError("--chart draws days; leave out --week") }
+        if (chart || csv) && week { throw ValidationError("--chart and --csv go by days; leave out --week") }
+        if chart && csv { throw ValidationError("--chart or --csv, not both") }
+        if csv, let day, Self.date(day) == nil { throw ValidationError("--day must be YYYY-MM-DD") }
     }
 
     func run() throws {
         if chart { return try drawChart() }
+        if csv { return try writeCSV() }
         let requests: [String] = switch (week, day) {
         case (false, nil): ["practice today", "practice week"]
         case (true, nil): ["practice week"]
@@ -50,7 +55,8 @@ struct PracticeStatsCommand: ParsableCommand {
             let seconds = duration(Double(group["seconds"] ?? "") ?? 0)
             let pad = String(repeating: " ", count: max(0, 12 - seconds.count))
             if let start = group["loop_start"].flatMap(Double.init), let end = group["loop_end"].flatMap(Double.init) {
-                out += "    \(pad)\(seconds)  loop \(clock(start, millis: true))-\(clock(end, millis: true))\n"
+                let loop = "loop \(clock(start, millis: true))-\(clock(end, millis: true))"
+                out += "    \(pad)\(seconds)  " + (group["section"].map { "\($0) (\(loop))" } ?? loop) + "\n"
             } else {
                 let name = [group["Title"], group["Artist"]].compactMap { $0 }.joined(separator: " - ")
                 out += "  \(pad)\(seconds)  \(name.isEmpty ? group["file"] ?? "?" : name)\n"
@@ -76,14 +82,50 @@ struct PracticeStatsCommand: ParsableCommand {
                 let pairs = try client.command("practice day \(text)")
                 let total = Double(dictionary(Array(pairs.prefix { $0.key != "file" }))["total"] ?? "") ?? 0
                 chartDays.append(.init(date: text, weekday: names[((parts.weekday ?? 1) - 1) % 7], seconds: total))
-                for group in Self.groups(pairs) where group["loop_start"] == nil {
-                    let name = [group["Title"], group["Artist"]].compactMap { $0 }.joined(separator: " - ")
-                    tracks[name.isEmpty ? group["file"] ?? "?" : name, default: 0] += Double(group["seconds"] ?? "") ?? 0
+                var track = ""
+                for group in Self.groups(pairs) {
+                    if group["loop_start"] == nil {
+                        let name = [group["Title"], group["Artist"]].compactMap { $0 }.joined(separator: " - ")
+                        track = name.isEmpty ? group["file"] ?? "?" : name
+                        tracks[track, default: 0] += Double(group["seconds"] ?? "") ?? 0
+                    } else if let section = group["section"] {
+                        // A section's time, under its track (it is part of the track's time, not added to it).
+                        tracks["\(track) › \(section)", default: 0] += Double(group["seconds"] ?? "") ?? 0
+                    }
                 }
             }
             let chart = PracticeChart(days: chartDays, tracks: tracks.map { ($0.key, $0.value) })
             print(chart.render(terminal: isatty(STDOUT_FILENO) == 1), terminator: "")
         }
+    }
+
+    /// One row per day, track and loop region: `day,file,title,artist,section,loop_start,loop_end,seconds` (a track's
+    /// row leaves the loop columns empty; its loops' rows follow it), RFC 4180 quoting.
+    func writeCSV() throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .current
+        let end = day.flatMap(Self.date) ?? Date()
+        let dates = (0..<days).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: end) }
+        print("day,file,title,artist,section,loop_start,loop_end,seconds")
+        try withConnection(connection) { client in
+            for date in dates {
+                let parts = calendar.dateComponents([.year, .month, .day], from: date)
+                let text = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+                var track: [String: String] = [:]
+                for group in Self.groups(try client.command("practice day \(text)")) {
+                    if group["loop_start"] == nil { track = group }
+                    let fields = [text, group["file"], track["Title"], track["Artist"], group["section"], group["loop_start"],
+                                  group["loop_end"], group["seconds"]]
+                    print(fields.map { Self.csvField($0 ?? "") }.joined(separator: ","))
+                }
+            }
+        }
+    }
+
+    /// A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled).
+    static func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Noon of a `YYYY-MM-DD` local day (noon: far from any daylight-saving jump), or nil.

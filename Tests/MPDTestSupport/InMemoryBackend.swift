@@ -114,6 +114,7 @@ public actor InMemoryBackend: MPDBackend {
                 start: max(0, heardFrame - Int64(Double(bars * beatsPerBar) * 60 / bpm * 44_100)), end: heardFrame)
             idle.publish(.player)
         case .tapTempo: idle.publish(.player)
+        case .playSection, .setSections: throw MPDError(.argument, "sections come from the daemon's practice store")
         case let .setBeat(bpm): player.beatsPerMinute = bpm; idle.publish(.player)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)

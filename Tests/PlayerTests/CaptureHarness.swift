@@ -16,10 +16,11 @@ struct CaptureHarness {
         config.realtimePriority = nil
     }
 
-    /// Queues `files`, lets `prepare` act on the player (loops, modes), plays from the first entry until the stream
-    /// ends, and returns the raw capture (in the device format) plus the player for further questions.
+    /// Queues `files`, lets `prepare` act on the player (loops, modes), plays from the first entry (unless `prepare`
+    /// starts playback itself: `startsItself`) until the stream ends, and returns the raw capture (in the device
+    /// format) plus the player for further questions.
     func play(
-        _ files: [String], capture name: String = "capture.raw",
+        _ files: [String], capture name: String = "capture.raw", startsItself: Bool = false,
         prepare: (Player, [EntryID]) async throws -> Void = { _, _ in }
     ) async throws -> (bytes: [UInt8], player: Player) {
         let path = directory.file(name)
@@ -28,7 +29,7 @@ struct CaptureHarness {
         let events = Task { await player.run() }
         let ids = try await player.add(paths: files)
         try await prepare(player, ids)
-        try await player.perform(.playEntry(ids[0]))
+        if !startsItself { try await player.perform(.playEntry(ids[0])) }
         try await withTimeout(seconds: 60) { await player.waitUntilStopped() }
         engine.shutdown()
         _ = await events.value

@@ -332,4 +332,71 @@ import Testing
             #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setBeat(bpm: bpm)), heard: playing) }
         }
     }
+
+    // MARK: sections
+
+    static let sections = [
+        PracticeSection(name: "intro", startMilliseconds: 1_000, endMilliseconds: 3_000, passes: 4),
+        PracticeSection(name: "solo", startMilliseconds: 10_000, endMilliseconds: 12_000, tempoPercent: 75),
+        PracticeSection(name: "outro", startMilliseconds: 20_000, endMilliseconds: 24_000),
+    ]
+
+    /// Next and previous step through the track's sections (from the one whose region is the loop; with none, from
+    /// where playback is), wrapping round; each step is one start at the section's start, its region as the loop
+    /// (passes: jumps back one fewer), its tempo, and one save.
+    @Test func sectionsStepNextAndPreviousInOneStepEach() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        var heard = Self.heard(1, frame: 44_100 * 5, generation: 1, state: .playing)
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.playSection(.next)), heard: heard) }
+        _ = try state.reduce(.action(.setSections(entry: 1, Self.sections)), heard: heard)
+        #expect(state.status(heard).sections == Self.sections && state.status(heard).activeSection == nil)
+
+        // At 5 s with no section playing, next is the first that starts later: solo.
+        var effects = try state.reduce(.action(.playSection(.next)), heard: heard)
+        #expect(Self.starts(effects).map(\.frame) == [44_100 * 10])
+        #expect(effects.engine.contains(.setTempo(0.75)))
+        #expect(effects.engine.contains(.setLoop(entry: 1, LoopRegion(start: 441_000, end: 529_200))))
+        #expect(Self.saved(effects)?.loop?.region == LoopRegion(start: 441_000, end: 529_200))
+        heard = Self.heard(1, frame: 441_000, generation: 2, state: .playing)
+        #expect(state.status(heard).activeSection == 1)
+
+        effects = try state.reduce(.action(.playSection(.next)), heard: heard)
+        #expect(Self.starts(effects).map(\.frame) == [44_100 * 20])
+        heard = Self.heard(1, frame: 44_100 * 21, generation: 3, state: .playing)
+        effects = try state.reduce(.action(.playSection(.next)), heard: heard)
+        #expect(Self.starts(effects).map(\.frame) == [44_100], "after the last, the first")
+        #expect(effects.engine.contains(.setLoop(entry: 1, LoopRegion(start: 44_100, end: 132_300, repeatCount: 3))),
+                "4 passes: 3 jumps back")
+        heard = Self.heard(1, frame: 44_100, generation: 4, state: .playing)
+        effects = try state.reduce(.action(.playSection(.previous)), heard: heard)
+        #expect(Self.starts(effects).map(\.frame) == [44_100 * 20], "before the first, the last")
+        _ = try state.reduce(.action(.playSection(.named("solo"))), heard: Self.heard(1, frame: 44_100 * 20, generation: 5,
+                                                                                     state: .playing))
+        #expect(state.loopMarks.loop?.region.start == 441_000)
+        #expect(throws: Player.ActionError.self) {
+            try state.reduce(.action(.playSection(.named("coda"))), heard: heard)
+        }
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.playSection(.index(3))), heard: heard) }
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.playSection(.index(-1))), heard: heard) }
+    }
+
+    /// Sections are the entry's: another entry shows none; an invalid list or an entry no longer queued is refused.
+    @Test func sectionsBelongToTheirEntry() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.play), heard: Self.heard())
+        let heard = Self.heard(1, frame: 0, generation: 1, state: .playing)
+        _ = try state.reduce(.action(.setSections(entry: 1, Self.sections)), heard: heard)
+        _ = try state.reduce(.action(.next), heard: heard)
+        #expect(state.status(Self.heard(2, generation: 2, state: .playing)).sections.isEmpty)
+        #expect(throws: Player.ActionError.noSuchEntry(99)) {
+            try state.reduce(.action(.setSections(entry: 99, Self.sections)), heard: heard)
+        }
+        let bad = PracticeSection(name: "", startMilliseconds: 5, endMilliseconds: 1)
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setSections(entry: 2, [bad])), heard: heard) }
+        let tooMany = (0...PracticeSection.maxPerTrack).map {
+            PracticeSection(name: "s\($0)", startMilliseconds: Int64($0) * 10, endMilliseconds: Int64($0) * 10 + 5)
+        }
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setSections(entry: 2, tooMany)), heard: heard) }
+    }
 }

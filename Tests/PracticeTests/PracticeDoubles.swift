@@ -31,6 +31,7 @@ actor ScriptedPlayer: PlayerControl {
         switch action {
         case let .setTempo(percent): current.tempoPercent = percent
         case let .setTranspose(cents): current.transposeCents = cents
+        case let .setSections(entry, list): if entry == current.entryID { current.sections = list }
         case let .setLoop(start, end, count):
             let rate = Double(current.sourceSampleRate)
             current.loop = LoopRegion(start: Int64(start * rate), end: Int64(end * rate), repeatCount: count)
@@ -62,12 +63,13 @@ actor ScriptedPlayer: PlayerControl {
         current.entryID = entry
         current.path = path
         current.loop = nil
+        current.sections = []
     }
 
     func set(_ state: PlayState) { current.state = state }
 
-    func setLoop(seconds start: Double, _ end: Double) {
-        current.loop = LoopRegion(start: Int64(start * 44_100), end: Int64(end * 44_100))
+    func setLoop(seconds start: Double, _ end: Double, repeatCount: Int? = nil) {
+        current.loop = LoopRegion(start: Int64(start * 44_100), end: Int64(end * 44_100), repeatCount: repeatCount)
     }
 
     func setTempo(_ percent: Int) { current.tempoPercent = percent }

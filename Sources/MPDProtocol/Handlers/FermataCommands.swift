@@ -54,6 +54,64 @@ enum FermataCommands {
         try await c.backend.perform(.tapTempo(atNanoseconds: UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)))
     }
 
+    /// `sections`: the current track's sections, one block each (`section`, `start`, `end`, `passes`, `tempo`), and
+    /// `active_section` (from 1) when the loop is one of them.
+    static func sections(_ c: inout CommandContext) async throws {
+        let player = try await c.backend.status().player
+        for section in player.sections { describe(section, &c) }
+        if let active = player.activeSection { c.response.line("active_section", active + 1) }
+    }
+
+    /// `section_save [NAME]`: the A–B loop, its passes and the tempo as a section ("section N" without a name).
+    static func sectionSave(_ c: inout CommandContext) async throws {
+        _ = try await c.backend.editSections(.saveLoop(name: c.argument(0)))
+    }
+
+    /// `section_add NAME START END [PASSES|forever [TEMPO]]` (seconds).
+    static func sectionAdd(_ c: inout CommandContext) async throws {
+        let (start, end) = (try c.seconds(1), try c.seconds(2))
+        var passes: Int?
+        if let text = c.argument(3), text != "forever" {
+            passes = try ArgumentParser.int(text, in: 1...1000, "a section plays 1 to 1000 times")
+        }
+        let tempo = c.argument(4) == nil
+            ? nil : try ArgumentParser.percent(c.arguments[4], in: 50...150, "a section's tempo is 50-150 %")
+        let section = PracticeSection(name: c.arguments[0], startMilliseconds: Int64((start * 1000).rounded()),
+                                      endMilliseconds: Int64((end * 1000).rounded()), passes: passes, tempoPercent: tempo)
+        if let problem = section.problem { throw MPDError.badArgument(problem) }
+        _ = try await c.backend.editSections(.add(section))
+    }
+
+    /// `section_delete N` (from 1).
+    static func sectionDelete(_ c: inout CommandContext) async throws {
+        let position = try ArgumentParser.int(c.arguments[0], in: 1...PracticeSection.maxPerTrack, "sections count from 1")
+        _ = try await c.backend.editSections(.delete(position - 1))
+    }
+
+    /// `section_play N|NAME` (N from 1), `section_next`, `section_previous`.
+    static func sectionPlay(_ c: inout CommandContext) async throws {
+        let text = c.arguments[0]
+        let choice: SectionChoice = if Int(text) != nil {
+            .index(try ArgumentParser.int(text, in: 1...PracticeSection.maxPerTrack, "sections count from 1") - 1)
+        } else {
+            .named(text)
+        }
+        try await c.backend.perform(.playSection(choice))
+    }
+
+    static func sectionNext(_ c: inout CommandContext) async throws { try await c.backend.perform(.playSection(.next)) }
+    static func sectionPrevious(_ c: inout CommandContext) async throws {
+        try await c.backend.perform(.playSection(.previous))
+    }
+
+    private static func describe(_ section: PracticeSection, _ c: inout CommandContext) {
+        c.response.line("section", section.name)
+        c.response.line("start", seconds: Double(section.startMilliseconds) / 1000)
+        c.response.line("end", seconds: Double(section.endMilliseconds) / 1000)
+        if let passes = section.passes { c.response.line("passes", passes) }
+        if let tempo = section.tempoPercent { c.response.line("tempo", tempo) }
+    }
+
     /// A beat to one decimal ("120", "92.5").
     static func bpmText(_ bpm: Double) -> String {
         let tenths = (bpm * 10).rounded()

@@ -1,0 +1,14 @@
+import FermataCore
+
+/// The listener's beat on one queue entry (tapped or set), in beats per minute: it counts on that entry only.
+struct EntryBeat: Sendable, Hashable {
+    var entry: EntryID
+    var bpm: Double
+}
+
+/// One queue entry's practice sections, as its track's practice memory keeps them (the recorder hands them in): the
+/// player steps through them; the store owns them.
+struct EntrySections: Sendable, Hashable {
+    var entry: EntryID
+    var list: [PracticeSection]
+}

@@ -1,0 +1,72 @@
+import ArgumentParser
+import FermataCore
+import Foundation
+
+/// `fermata section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | next | prev |
+/// delete N`: the current track's named practice sections (positions from 1, times in seconds or m:ss).
+struct SectionCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "section", abstract: "List, save, add, play or delete the current track's practice sections.")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "list, save [NAME], add NAME A B, play N|NAME, next, prev, or delete N.") var words: [String] = []
+    @Option(help: "With add: how many times the section plays (1-1000; default: for ever).") var passes: Int?
+    @Option(help: "With add: the section's tempo in percent (50-150).") var tempo: Int?
+
+    static let usage = "use: section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | "
+        + "next | prev | delete N"
+
+    /// The protocol line for the words, or nil for `list`.
+    func line() throws -> String? {
+        switch words.first ?? "list" {
+        case "list" where words.count <= 1: return nil
+        case "save" where words.count <= 2: return "section_save" + (words.count == 2 ? " " + ControlConnection.quote(words[1]) : "")
+        case "next" where words.count == 1: return "section_next"
+        case "prev" where words.count == 1, "previous" where words.count == 1: return "section_previous"
+        case "play" where words.count == 2: return "section_play " + ControlConnection.quote(words[1])
+        case "delete" where words.count == 2:
+            guard let n = Int(words[1]), (1...PracticeSection.maxPerTrack).contains(n) else {
+                throw ValidationError("use: section delete N (from 1)")
+            }
+            return "section_delete \(n)"
+        case "add" where words.count == 4:
+            guard let a = SeekTime(words[2]), let b = SeekTime(words[3]), a.direction == .absolute,
+                  b.direction == .absolute, b.seconds > a.seconds else {
+                throw ValidationError("use: section add NAME A B with 0 <= A < B, in seconds or m:ss")
+            }
+            let section = PracticeSection(name: words[1], startMilliseconds: Int64((a.seconds * 1000).rounded()),
+                                          endMilliseconds: Int64((b.seconds * 1000).rounded()), passes: passes,
+                                          tempoPercent: tempo)
+            if let problem = section.problem { throw ValidationError(problem) }
+            let tail = (passes.map { " \($0)" } ?? (tempo == nil ? "" : " forever")) + (tempo.map { " \($0)" } ?? "")
+            return "section_add \(ControlConnection.quote(words[1])) \(a.seconds) \(b.seconds)" + tail
+        default: throw ValidationError(Self.usage)
+        }
+    }
+
+    func validate() throws {
+        if (passes != nil || tempo != nil) && words.first != "add" { throw ValidationError("--passes and --tempo go with add") }
+        _ = try line()
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            if let line = try line() { _ = try client.command(line) }
+            var sections: [[String: String]] = []
+            var active: String?
+            for (key, value) in try client.command("sections") {
+                if key == "section" { sections.append([:]) }
+                if key == "active_section" { active = value } else if !sections.isEmpty { sections[sections.count - 1][key] = value }
+            }
+            guard !sections.isEmpty else {
+                return print("no sections on this track (loop a, loop b, then: fermata section save NAME)")
+            }
+            for (index, section) in sections.enumerated() {
+                let mark = active == String(index + 1) ? "▶" : " "
+                let passes = section["passes"].map { "  ×\($0)" } ?? "  for ever"
+                let tempo = section["tempo"].map { "  \($0) %" } ?? ""
+                print("\(mark) \(index + 1). \(section["section"] ?? "?")  \(section["start"] ?? "?")-\(section["end"] ?? "?") s"
+                      + passes + tempo)
+            }
+        }
+    }
+}

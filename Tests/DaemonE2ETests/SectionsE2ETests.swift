@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Practice sections through the real daemon: added, saved from the loop, listed, played by number, by name and by
+/// next; the CLI's list; bad input refused with a reason; the time spent in a section reported under its name by
+/// `practice`, `fermata practice` and `fermata practice --csv`.
+@Suite struct SectionsE2ETests {
+    @Test func sectionsThroughTheProtocolAndTheCLI() async throws {
+        try await Daemon.with { daemon async throws in
+            try await daemon.ok("add \"\(MusicFixture.uno.path)\"")
+            try await daemon.ok("repeat 1")
+            try await daemon.ok("single 1")  // repeat + single: the track plays for ever
+            try await daemon.ok("play 0")
+            _ = try await daemon.status(within: 10) { $0["state"] == "play" && (Double($0["elapsed"] ?? "") ?? 0) > 0.05 }
+
+            try await daemon.ok("section_add intro 0.2 0.6 2")
+            try await daemon.ok("section_add \"the solo\" 1.0 1.5 forever 80")
+            try await daemon.ok("loop_set 0.7 0.9 3")
+            try await daemon.ok("section_save bridge")
+            let sections = try await daemon.ok("sections")
+            #expect(sections.all("section") == ["intro", "the solo", "bridge"], "\(sections)")
+            #expect(sections.all("start") == ["0.200", "1.000", "0.700"] && sections.all("passes") == ["2", "4"])
+            #expect(sections["active_section"] == "3", "the loop is the section just saved from it")
+
+            try await daemon.ok("section_play 2")
+            var loop = try await daemon.ok("loop_status")
+            #expect(loop["loop_start"] == "1.000" && loop["loop_end"] == "1.500" && loop["tempo"] == "80", "\(loop)")
+            try await daemon.ok("section_next")
+            loop = try await daemon.ok("loop_status")
+            #expect(loop["loop_start"] == "0.700" && loop["loop_end"] == "0.900", "\(loop)")
+            try await daemon.ok("section_play intro")
+            #expect(try await daemon.ok("sections")["active_section"] == "1")
+            try await daemon.ok("section_previous")
+            #expect(try await daemon.ok("sections")["active_section"] == "3", "before the first, the last")
+
+            for (line, reason) in [("section_play 9", "no section 9"), ("section_add x 2 1", "later end"),
+                                   ("section_delete 0", "sections count from 1"), ("section_play coda", "no section named"),
+                                   ("section_add y 1 2 0", "1 to 1000 times"), ("section_add z 1 2 3 151", "50-150")] {
+                let reply = try await daemon.command(line)
+                #expect(reply.ack?.contains(reason) == true, "\(line): \(reply)")
+            }
+            let cli = try await daemon.fermata("section")
+            #expect(cli.status == 0 && cli.output.contains("▶ 3. bridge  0.700-0.900 s  ×4  100 %"), "\(cli)")
+            #expect(cli.output.contains("  2. the solo  1.000-1.500 s  for ever  80 %"), "\(cli)")
+            let bad = try await daemon.fermata("section", "add", "x", "2", "1")
+            #expect(bad.status == 64, "\(bad)")
+
+            try await Task.sleep(for: .seconds(2))  // practice in the bridge
+            try await daemon.ok("stop")
+            let report = try await daemon.ok("practice")
+            // Most practised first: the bridge; the moments in the others count under their names too.
+            #expect(report.all("section").first == "bridge", "\(report)")
+            #expect(Set(report.all("section")) == ["bridge", "intro", "the solo"], "\(report)")
+            let text = try await daemon.fermata("practice")
+            #expect(text.output.contains("bridge (loop 0:00.700-0:00.900)"), "\(text)")
+            let csv = try await daemon.fermata("practice", "--csv", "--days", "1")
+            #expect(csv.output.hasPrefix("day,file,title,artist,section,loop_start,loop_end,seconds\n"), "\(csv)")
+            #expect(csv.output.contains(",Uno,Beta,bridge,0.700,0.900,"), "\(csv)")
+        }
+    }
+}
