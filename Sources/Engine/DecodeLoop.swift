@@ -26,6 +26,11 @@ final class DecodeLoop {
     private var timeline = RingTimeline()
     /// Speech over the music, while it lasts.
     private var overlay: SpeechOverlay?
+    /// The click over the track, the click sounding now (it may run on into the next write), and the BPM tag of the
+    /// entry last asked for (read once per entry).
+    private var metronome: MetronomeSetting?
+    private var clickVoice: ClickVoice?
+    private var taggedBeat: (entry: EntryID, bpm: Double?)?
     private var markSerial = 0
     /// The flush handshake's request counter.
     private var flushGeneration = 0
@@ -102,36 +107,90 @@ final class DecodeLoop {
         shared.outputBell.ring()
     }
 
-    /// Appends device-format bytes to the ring, mixing the speech overlay into them while one is active.
+    /// Appends device-format bytes to the ring, mixing into them the speech overlay while one is active and the
+    /// clicks over the track; bytes with neither go in untouched.
     private func writeMixed(_ bytes: UnsafeRawBufferPointer) {
-        guard var mix = overlay, let device = converter.device else {
+        guard let device = converter.device else {
             let written = shared.ring.write(bytes)
             assert(written == bytes.count, "ring overflow: room was checked before decoding")
             return
         }
         let frameBytes = device.bytesPerFrame, channels = device.channels
         let frames = bytes.count / frameBytes
-        let scratch = overlayScratch.base
+        let clicks = clickStretch(at: shared.ring.writePosition, device: device)
+        var clicking = clickVoice != nil
+        if !clicking, let clicks { clicks.grid.forEachOnset(start: clicks.start, ratio: clicks.ratio, count: frames) { _, _ in clicking = true } }
         var offset = 0
-        while offset < frames && mix.frame < mix.total {
-            let n = min(frames - offset, DecoderMachine.chunkFrames, mix.total - mix.frame)
+        while offset < frames && (overlay != nil || clicking) {
+            let n = min(frames - offset, DecoderMachine.chunkFrames)
+            let scratch = overlayScratch.base
             SampleConversion.toFloat(bytes.baseAddress! + offset * frameBytes, frames: n, from: device,
                                      channels: channels, gain: 1, into: scratch)
-            for i in 0..<n {
-                let gain = mix.gain(at: mix.frame + i), voice = mix.voice(at: mix.frame + i)
-                for c in 0..<channels {
-                    scratch[i * channels + c] = max(-1, min(1, scratch[i * channels + c] * gain + voice))
+            if var mix = overlay {
+                for i in 0..<min(n, mix.total - mix.frame) {
+                    let gain = mix.gain(at: mix.frame + i), voice = mix.voice(at: mix.frame + i)
+                    for c in 0..<channels {
+                        scratch[i * channels + c] = max(-1, min(1, scratch[i * channels + c] * gain + voice))
+                    }
                 }
+                mix.frame += n
+                overlay = mix.frame < mix.total ? mix : nil
+            }
+            if let clicks {
+                mixClicks(into: scratch, frames: n, channels: channels, rate: device.sampleRate, clicks: clicks,
+                          from: offset)
             }
             SampleConversion.fromFloat(scratch, frames: n, to: device, into: overlayBytes.raw)
             _ = shared.ring.write(UnsafeRawBufferPointer(start: overlayBytes.raw, count: n * frameBytes))
-            mix.frame += n
             offset += n
         }
         if offset < frames {
             _ = shared.ring.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * frameBytes)...]))
         }
-        overlay = mix.frame < mix.total ? mix : nil
+    }
+
+    /// Where the beats of the track being written fall from ring position `position` on: its grid, the source frame
+    /// there and the source frames per device frame, the click's level and length; nil with no click over the track,
+    /// no usable beat, or while the position holds.
+    private func clickStretch(at position: Int, device: AudioFormat)
+        -> (grid: ClickGrid, start: Double, ratio: Double, level: Float, length: Int)? {
+        guard let metronome, let source = converter.source, let stretch = timeline.stretch(at: position),
+              stretch.ratio > 0 else { return nil }
+        let entry = stretch.item.entryID
+        if taggedBeat?.entry != entry { taggedBeat = (entry, taggedBPM(of: stretch.item)) }
+        guard let beat = metronome.beat(for: entry, tagged: taggedBeat?.bpm),
+              let grid = ClickGrid(beat: beat, sourceRate: source.sampleRate, beatsPerBar: metronome.plan.beatsPerBar)
+        else { return nil }
+        // 30 ms, or half a beat when beats come faster.
+        let length = max(1, min(device.sampleRate * 30 / 1000, Int(grid.interval / stretch.ratio / 2)))
+        return (grid, stretch.frame, stretch.ratio, Float(metronome.plan.level), length)
+    }
+
+    /// Adds the clicks whose onsets fall in device frames `from..<from + frames` of the stretch `clicks` describes
+    /// (and the rest of a click begun earlier) to `scratch`.
+    private func mixClicks(into scratch: UnsafeMutablePointer<Float>, frames: Int, channels: Int, rate: Int,
+                           clicks: (grid: ClickGrid, start: Double, ratio: Double, level: Float, length: Int),
+                           from: Int) {
+        var voice = clickVoice
+        var next = 0
+        let start = clicks.start + Double(from) * clicks.ratio
+        func play(until end: Int) {
+            while next < end, var sounding = voice {
+                let value = clicks.level * ClickTrack.click(at: sounding.frame, of: sounding.length,
+                                                            accented: sounding.accented, rate: rate)
+                for c in 0..<channels { scratch[next * channels + c] = max(-1, min(1, scratch[next * channels + c] + value)) }
+                sounding.frame += 1
+                voice = sounding.frame < sounding.length ? sounding : nil
+                next += 1
+            }
+            next = max(next, end)
+        }
+        clicks.grid.forEachOnset(start: start, ratio: clicks.ratio, count: frames) { onset, accented in
+            play(until: onset)
+            voice = ClickVoice(accented: accented, length: clicks.length)
+        }
+        play(until: frames)
+        clickVoice = voice
     }
 
     /// Reads exactly `frames` frames, padding with silence past the end of the stream or on a decode error.
@@ -192,6 +251,7 @@ extension DecodeLoop: DecoderEnvironment {
         }
         let position = answer?.position ?? shared.ring.writePosition
         shared.ring.truncate(at: position)
+        clickVoice = nil  // what the ring held past `position` is gone, the click sounding in it too
         if kind == .close {
             timeline.removeAll()
             shared.lowWaterBytes.store(0, ordering: .relaxed)
@@ -323,6 +383,11 @@ extension DecodeLoop: DecoderEnvironment {
     }
 
     func setOverlay(_ overlay: SpeechOverlay?) { self.overlay = overlay }
+
+    func setMetronome(_ setting: MetronomeSetting?) {
+        metronome = setting
+        if setting == nil { clickVoice = nil }
+    }
 
     func emit(_ event: EngineEvent) { events.yield(event) }
 }

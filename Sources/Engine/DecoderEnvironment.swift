@@ -46,6 +46,8 @@ protocol DecoderEnvironment: AnyObject {
     func setConverterTempo(_ tempo: Double, continuous: Bool)
     /// Transposes what is converted from now on (semitones; 0: none).
     func setConverterPitch(_ semitones: Double)
+    /// Clicks over what is written from now on (nil: none).
+    func setMetronome(_ setting: MetronomeSetting?)
 
     // MARK: the ring
 

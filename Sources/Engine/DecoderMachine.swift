@@ -51,6 +51,8 @@ struct DecoderMachine {
     private(set) var tempo = 1.0
     /// Transposition in semitones (0 = none); the converter follows it.
     private(set) var pitch = 0.0
+    /// The click over the track (the environment mixes it; the count-in lines up with its grid).
+    private(set) var metronome: MetronomeSetting?
     private(set) var practice = LoopPractice()
     /// Count-ins and spoken words still to write before the music, in order.
     private(set) var inserts: [ClickTrack] = []
@@ -84,6 +86,9 @@ struct DecoderMachine {
         case let .setLoop(entry, region): setLoop(entry: entry, region, env)
         case let .setTempo(tempo): changeTempo(tempo, env)
         case let .setPitch(semitones): changePitch(semitones, env)
+        case let .setMetronome(setting):
+            metronome = setting
+            env.setMetronome(setting)
         case let .setTrainer(trainer):
             practice.trainer = trainer
             resetPasses()
@@ -390,11 +395,21 @@ struct DecoderMachine {
     private mutating func beginCountIn(_ plan: CountInPlan, at point: SourcePoint, sourceRate: Int,
                                        _ env: some DecoderEnvironment) {
         guard let device, plan.beats > 0 else { return }
-        let tagged = plan.bpm == nil ? env.taggedBPM(of: point.item).flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil } : nil
-        let bpm = (plan.bpm ?? tagged ?? plan.fallbackBPM) * tempo
+        let tagged = plan.bpm == nil || metronome != nil
+            ? env.taggedBPM(of: point.item).flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil } : nil
+        // With the click over the track on, the count-in is on its grid: at its beat, and the music's next beat comes
+        // one beat after the last click (the count-in is shorter by the time from the resume point to that beat).
+        let beat = metronome?.beat(for: point.item.entryID, tagged: tagged)
+        let bpm = (beat?.bpm ?? plan.bpm ?? tagged ?? plan.fallbackBPM) * tempo
         mark(.jump, point, sourceRate: sourceRate, holds: true, env)
-        inserts.append(.countIn(beats: plan.beats, bpm: bpm, deviceRate: device.sampleRate, resume: point,
-                                sourceRate: sourceRate))
+        var clicks = ClickTrack.countIn(beats: plan.beats, bpm: bpm, deviceRate: device.sampleRate, resume: point,
+                                        sourceRate: sourceRate)
+        if let metronome, let beat,
+           let grid = ClickGrid(beat: beat, sourceRate: sourceRate, beatsPerBar: metronome.plan.beatsPerBar) {
+            let ratio = Double(sourceRate) / Double(device.sampleRate) * tempo
+            clicks.lead = min(clicks.interval - 1, grid.framesToNextBeat(from: Double(point.frame), ratio: ratio))
+        }
+        inserts.append(clicks)
     }
 
     /// Words over the music (ducked) or before it (an insert while the position holds at `point`).

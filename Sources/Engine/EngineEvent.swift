@@ -28,6 +28,7 @@ enum DecoderCommand: Sendable {
     case setTempo(Double)
     /// Transposition in semitones.
     case setPitch(Double)
+    case setMetronome(MetronomeSetting?)
     case setTrainer(SpeedTrainer?)
     case setPassCountIn(CountInPlan?)
     case announce(Speech, duck: Bool)

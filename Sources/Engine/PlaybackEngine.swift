@@ -84,6 +84,9 @@ public final class PlaybackEngine: Sendable {
     /// Transposition in semitones (fractions are cents; 0 = none, and with tempo 1 bit-exact), independent of the
     /// tempo; heard within a few milliseconds, continuing from the heard position.
     public func setPitch(semitones: Double) { mailbox.send(.setPitch(semitones)) }
+    /// The click over the track (nil: off); heard from the next stretch the decoder writes (a few hundred
+    /// milliseconds).
+    public func setMetronome(_ setting: MetronomeSetting?) { mailbox.send(.setMetronome(setting)) }
     /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
     public func setTrainer(_ trainer: SpeedTrainer?) { mailbox.send(.setTrainer(trainer)) }
     /// Count-in clicks before every A–B loop pass (nil: none).

@@ -42,6 +42,15 @@ struct RingTimeline {
 
     mutating func removeAll() { pieces.removeAll() }
 
+    /// The track at ring position `position`, the source frame there without rounding, and the source frames per
+    /// device frame from there (0 while the position holds): what the click over the track places its beats by.
+    func stretch(at position: Int) -> (item: PlayableItem, frame: Double, ratio: Double)? {
+        guard let piece = pieces.last(where: { $0.anchor.position <= position }) else { return nil }
+        let anchor = piece.anchor
+        let frames = Double((position - anchor.position) / max(1, anchor.bytesPerFrame))
+        return (piece.item, Double(anchor.sourceFrame) + frames * anchor.ratio, anchor.ratio)
+    }
+
     /// The track and source frame at ring position `position`.
     func source(at position: Int) -> SourcePoint? {
         guard let piece = pieces.last(where: { $0.anchor.position <= position }) else { return nil }

@@ -14,7 +14,10 @@ struct ClickTrack: Equatable {
     /// Where the music resumes once the insert is out (the mark pushed then).
     var resume: SourcePoint
     var sourceRate: Int
-    var total: Int { speech?.count ?? beats * interval }
+    /// Device frames the count-in ends early, so that the music's next beat comes one beat after the last click (the
+    /// click over the track's grid: the resume point lies this far before a beat).
+    var lead = 0
+    var total: Int { speech?.count ?? max(1, beats * interval - lead) }
 
     /// A count-in of `plan.beats` at `bpm` (already multiplied by the playback speed) on a device at `deviceRate`.
     /// A tempo the plan's checks let through is 20–400 BPM × 0.5–1.5; anything else (never expected) falls back to
@@ -39,9 +42,14 @@ struct ClickTrack: Equatable {
         if let speech { return speech[i] }
         let beat = i / interval, offset = i % interval, length = clickFrames(rate: rate)
         guard offset < length else { return 0 }
-        let (frequency, amplitude) = beat == 0 ? (1500.0, 0.5) : (1000.0, 0.3)
-        let decay: Double = 1 - Double(offset) / Double(length)
-        let phase: Double = 2 * Double.pi * frequency * Double(offset) / Double(rate)
+        return Self.click(at: offset, of: length, accented: beat == 0, rate: rate)
+    }
+
+    /// Frame `offset` of a click `length` frames long: the count-in's and the click over the track's sound.
+    static func click(at offset: Int, of length: Int, accented: Bool, rate: Int) -> Float {
+        let (frequency, amplitude) = accented ? (1500.0, 0.5) : (1000.0, 0.3)
+        let decay: Double = 1 - Double(offset) / Double(max(1, length))
+        let phase: Double = 2 * Double.pi * frequency * Double(offset) / Double(max(1, rate))
         return Float(amplitude * decay * decay * cos(phase))
     }
 }

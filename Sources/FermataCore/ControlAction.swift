@@ -42,9 +42,11 @@ public enum ControlAction: Sendable, Hashable {
     /// A tap of the tap-tempo button at `atNanoseconds` (CLOCK_MONOTONIC: the button's kernel timestamp): from the
     /// second tap on, the current track's beat (`TapTempo`).
     case tapTempo(atNanoseconds: UInt64)
-    /// Sets the current track's beat in beats per minute (`CountInPlan.bpmRange`), or with nil forgets it (the file's
-    /// BPM tag counts again).
-    case setBeat(bpm: Double?)
+    /// Sets the current track's beat (`TrackBeat`: 20–400 BPM, its first beat 0–60 s into the track), or with nil
+    /// forgets it (the file's BPM tag counts again, first beat at 0).
+    case setBeat(TrackBeat?)
+    /// Turns the click over the track on (with its plan) or off (nil).
+    case metronome(MetronomePlan?)
     /// Plays a section of the current track: its region becomes the loop (with its passes), its tempo applies, and
     /// playback goes to its start, all in one step.
     case playSection(SectionChoice)
@@ -75,7 +77,7 @@ public enum ControlAction: Sendable, Hashable {
     /// A track's practice memory, applied on entering it (the practice recorder): its tempo, and its loop when it has
     /// one. Refused when `entry` is no longer current, or when a command changed the tempo or the loop since that
     /// entry started: the listener's own change wins over a memory that arrives after it.
-    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?, transposeCents: Int, beat: Double?)
+    case practiceMemory(entry: EntryID, tempoPercent: Int, loop: PracticeLoop?, transposeCents: Int, beat: TrackBeat?)
 }
 
 /// Transposition's limits and its spoken and written forms.
@@ -212,9 +214,10 @@ public struct PlayerStatus: Sendable, Hashable {
     public var tempoPercent = 100
     /// Transposition in cents (0: none; `Transposition.range`), independent of the tempo.
     public var transposeCents = 0
-    /// The current track's beat as the listener tapped or set it (beats per minute), or nil (the file's BPM tag
-    /// counts).
-    public var beatsPerMinute: Double?
+    /// The current track's beat as the listener tapped or set it, or nil (the file's BPM tag counts).
+    public var beat: TrackBeat?
+    /// The click over the track, when on.
+    public var metronome: MetronomePlan?
     /// The current track's sections (its practice memory), and the one whose region is the loop now.
     public var sections: [PracticeSection] = []
     public var activeSection: Int?

@@ -1,9 +1,9 @@
 import FermataCore
 
-/// The listener's beat on one queue entry (tapped or set), in beats per minute: it counts on that entry only.
+/// The listener's beat on one queue entry (tapped or set): it counts on that entry only.
 struct EntryBeat: Sendable, Hashable {
     var entry: EntryID
-    var bpm: Double
+    var beat: TrackBeat
 }
 
 /// One queue entry's practice sections, as its track's practice memory keeps them (the recorder hands them in): the

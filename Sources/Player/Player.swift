@@ -70,6 +70,7 @@ public actor Player: PlayerControl {
         case let .setPassCountIn(plan): engine.setPassCountIn(plan)
         case let .setTempo(tempo): engine.setTempo(tempo)
         case let .setPitch(semitones): engine.setPitch(semitones: semitones)
+        case let .setMetronome(setting): engine.setMetronome(setting)
         case let .setTrainer(trainer): engine.setTrainer(trainer)
         case let .prepareTrackAnnouncement(entry, speech, duck): engine.prepareTrackAnnouncement(entry, speech, duck: duck)
         }

@@ -56,6 +56,7 @@ enum EngineOrder: Equatable {
     case setPassCountIn(CountInPlan?)
     case setTempo(Double)
     case setPitch(semitones: Double)
+    case setMetronome(MetronomeSetting?)
     case setTrainer(SpeedTrainer?)
     case prepareTrackAnnouncement(EntryID, Speech, duck: Bool)
 }

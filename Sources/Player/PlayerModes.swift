@@ -20,6 +20,8 @@ struct PlayerModes {
     var tempoPercent = 100
     /// Transposition in cents (0: untouched), independent of the tempo.
     var transposeCents = 0
+    /// The click over the track, when on.
+    var metronome: MetronomePlan?
     /// The count-in before playback starts, if any.
     var countIn: CountInPlan?
     var announcements = AnnouncementStyle()

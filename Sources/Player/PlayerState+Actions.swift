@@ -81,7 +81,7 @@ extension PlayerState {
             }
             if loopMarks.loop != nil { return setLoopMarks(.none, &step) }
             let tagged = facts.entry == current ? facts.taggedBPM.flatMap { CountInPlan.bpmRange.contains($0) ? $0 : nil } : nil
-            guard let bpm = beat(for: current) ?? tagged else {
+            guard let bpm = beat(for: current)?.bpm ?? tagged else {
                 throw Player.ActionError.invalidValue("no beat known for this track: tap it, or set it with bpm")
             }
             // Bars are track time: the tempo changes how long they last, not how much of the track they hold.
@@ -97,14 +97,19 @@ extension PlayerState {
             sections = new
             step.changed(.player)
         case let .tapTempo(time):
-            guard let entry = current else { throw Player.ActionError.notPlaying }
-            if let bpm = taps.tap(atNanoseconds: time) { setBeat(bpm, on: entry, &step) }
-        case let .setBeat(bpm):
-            guard let entry = current else { throw Player.ActionError.notPlaying }
-            if let bpm, !(bpm.isFinite && CountInPlan.bpmRange.contains(bpm)) {
-                throw Player.ActionError.invalidValue("a beat must be 20-400 BPM")
+            // The entry heard, or on a stopped box the one play would start.
+            guard let entry = entryToStart?.id else { throw Player.ActionError.emptyQueue }
+            // A tapped tempo keeps the grid's first beat where it was set (0 without one).
+            if let bpm = taps.tap(atNanoseconds: time) {
+                setBeat(TrackBeat(bpm: bpm, offsetSeconds: beat(for: entry)?.offsetSeconds ?? 0), on: entry, &step)
             }
-            setBeat(bpm, on: entry, &step)
+        case let .setBeat(new):
+            guard let entry = entryToStart?.id else { throw Player.ActionError.emptyQueue }
+            if let problem = new?.problem { throw Player.ActionError.invalidValue(problem) }
+            setBeat(new, on: entry, &step)
+        case let .metronome(plan):
+            if let problem = plan?.problem { throw Player.ActionError.invalidValue(problem) }
+            changeMetronome(plan, &step)
         case let .loopNudge(endpoint, ms):
             let offset = FrameTime.offset(milliseconds: ms, rate: max(1, step.heard.sourceRate))
             setLoopMarks(try loopMarks.nudging(endpoint, by: offset), &step)
@@ -131,9 +136,7 @@ extension PlayerState {
             }
             setSteppedTempo(tempo, &step)
             setTranspose(transpose, &step)
-            if let memoryBeat, memoryBeat.isFinite, CountInPlan.bpmRange.contains(memoryBeat) {
-                setBeat(memoryBeat, on: entry, &step)
-            }
+            if let memoryBeat, memoryBeat.problem == nil { setBeat(memoryBeat, on: entry, &step) }
             if let marks { setLoopMarks(marks, &step) }
         }
     }
@@ -197,6 +200,14 @@ extension PlayerState {
         let span = FrameTime.frames(seconds: trackSeconds, rate: heard.rate)
         let region = LoopRegion(start: max(0, heard.frame - span), end: heard.frame, repeatCount: nil)
         setLoopMarks(try .region(region, on: heard.entry), &step)
+    }
+
+    /// Turns the click over the track on or off (a mode: saved, and shown to clients as an option).
+    mutating func changeMetronome(_ plan: MetronomePlan?, _ step: inout PlayerStep) {
+        guard plan != modes.metronome else { return }
+        modes.metronome = plan
+        orderMetronome(&step)
+        step.changed(.options)
     }
 
     private mutating func setVolume(_ value: Int, _ step: inout PlayerStep) {

@@ -151,7 +151,8 @@ extension PlayerState {
         queue = PlayQueue(entries: entries, nextID: saved.nextEntryID, version: saved.queueVersion, shuffledOrder: nil)
         setLoopMarks(saved.loop.map(LoopMarks.set) ?? .none, &step)
         moveCursor(to: saved.currentEntry, &step)
-        if let entry = saved.currentEntry, let bpm = saved.beatsPerMinute { setBeat(bpm, on: entry, &step) }
+        if let entry = saved.currentEntry, let saved = saved.beat, saved.problem == nil { setBeat(saved, on: entry, &step) }
+        if let plan = saved.metronome, plan.problem == nil { changeMetronome(plan, &step) }
         idleRate = nil
         if let loop = saved.loop, loop.entry == saved.currentEntry, let rate = saved.sampleRate > 0 ? saved.sampleRate : rate {
             idleRate = (loop.entry, rate)

@@ -192,13 +192,23 @@ extension PlayerState {
         step.order(.setPassCountIn(modes.countIn?.beforeEachPass == true ? countIn(for: current) : nil))
     }
 
-    /// Sets (nil: forgets) the listener's beat on `entry`; the count-in before each pass follows it.
-    mutating func setBeat(_ bpm: Double?, on entry: EntryID, _ step: inout PlayerStep) {
-        let new = bpm.map { EntryBeat(entry: entry, bpm: $0) }
+    /// Sets (nil: forgets) the listener's beat on `entry`; the count-in before each pass and the click follow it.
+    /// A stopped box with no current entry makes `entry` current (the one play starts), so the beat is shown and saved.
+    mutating func setBeat(_ new: TrackBeat?, on entry: EntryID, _ step: inout PlayerStep) {
+        if current == nil { moveCursor(to: entry, &step) }
+        let new = new.map { EntryBeat(entry: entry, beat: $0) }
         guard new != beat else { return }
         beat = new
         if entry == current { orderPassCountIn(&step) }
+        if modes.metronome != nil { orderMetronome(&step) }  // the engine clicks by the beat of the entry it names
         step.changed(.player)
+    }
+
+    /// Tells the engine the click over the track: the plan, with the listener's beat for the entry it belongs to.
+    func orderMetronome(_ step: inout PlayerStep) {
+        step.order(.setMetronome(modes.metronome.map { MetronomeSetting(plan: $0, beat: beat.map {
+            MetronomeSetting.EntryGrid(entry: $0.entry, beat: $0.beat)
+        }) }))
     }
 
     /// Plays at `percent` of normal speed.

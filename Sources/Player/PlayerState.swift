@@ -46,9 +46,9 @@ struct PlayerState {
     }
 
     /// The listener's beat on `entry` (nil: none, or set on another entry).
-    func beat(for entry: EntryID?) -> Double? {
+    func beat(for entry: EntryID?) -> TrackBeat? {
         guard let beat, beat.entry == entry else { return nil }
-        return beat.bpm
+        return beat.beat
     }
 
     /// The sections of `entry` (none: none known, or known for another entry).
@@ -69,7 +69,7 @@ struct PlayerState {
     /// tempo of its own (an explicit `count_in 4 100` wins; else tapped or set, else the file's tag in the engine).
     func countIn(for entry: EntryID?) -> CountInPlan? {
         guard var plan = modes.countIn else { return nil }
-        if plan.bpm == nil { plan.bpm = beat(for: entry) }
+        if plan.bpm == nil { plan.bpm = beat(for: entry)?.bpm }
         return plan
     }
 
@@ -149,7 +149,8 @@ struct PlayerState {
         status.singleOneshot = modes.singleOneshot
         status.tempoPercent = modes.tempoPercent
         status.transposeCents = modes.transposeCents
-        status.beatsPerMinute = beat(for: status.entryID)
+        status.beat = beat(for: status.entryID)
+        status.metronome = modes.metronome
         status.sections = sections(for: status.entryID)
         status.activeSection = activeSection(rate: status.sourceSampleRate, on: status.entryID)
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
@@ -180,7 +181,8 @@ struct PlayerState {
         s.volume = modes.volume
         s.tempoPercent = modes.tempoPercent
         s.transposeCents = modes.transposeCents
-        s.beatsPerMinute = beat(for: current)
+        s.beat = beat(for: current)
+        s.metronome = modes.metronome
         s.repeatMode = modes.repeatMode
         // The oneshot modes are one command's "once": not kept across a restart (as MPD's state file keeps neither).
         s.single = modes.single && !modes.singleOneshot

@@ -48,6 +48,7 @@ enum PracticeMigrations {
             try db.execute(sql: """
                 ALTER TABLE practice_memory ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE practice_memory ADD COLUMN beats_per_minute REAL;
+                ALTER TABLE practice_memory ADD COLUMN beat_offset_ms INTEGER NOT NULL DEFAULT 0;
                 """)
         }
         migrations.register("v10-practice-sections", after: "v9-practice-key-and-beat") { db in

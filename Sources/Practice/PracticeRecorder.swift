@@ -233,7 +233,7 @@ public actor PracticeRecorder {
         }
         do {
             try await player.perform(.practiceMemory(entry: visit.entry, tempoPercent: saved.tempoPercent, loop: loop,
-                                                     transposeCents: saved.transposeCents, beat: saved.beatsPerMinute))
+                                                     transposeCents: saved.transposeCents, beat: saved.beat))
         } catch is PracticeMemorySuperseded {
             // The listener changed the tempo or the loop on this track first: theirs stays, and becomes the memory at
             // the next observation (it differs from the memory still `known`).

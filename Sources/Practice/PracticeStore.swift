@@ -10,15 +10,15 @@ public struct TrackMemory: Sendable, Hashable {
     public var tempoPercent: Int
     public var transposeCents: Int
     /// The beat the listener tapped or set on the track (nil: its BPM tag).
-    public var beatsPerMinute: Double?
+    public var beat: TrackBeat?
 
     public init(loop: PracticeSubject.LoopMilliseconds? = nil, loopCount: Int? = nil, tempoPercent: Int = 100,
-                transposeCents: Int = 0, beatsPerMinute: Double? = nil) {
+                transposeCents: Int = 0, beat: TrackBeat? = nil) {
         self.loop = loop
         self.loopCount = loopCount
         self.tempoPercent = tempoPercent
         self.transposeCents = transposeCents
-        self.beatsPerMinute = beatsPerMinute
+        self.beat = beat
     }
 }
 
@@ -86,11 +86,14 @@ public struct PracticeStore: Sendable {
         try await database.pool.read { db in
             let (subject, _) = try Self.subject(db, path: path)
             guard let saved = try PracticeMemoryRecord.fetchOne(db, sql: """
-                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, beats_per_minute
+                SELECT loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, beats_per_minute,
+                    beat_offset_ms
                 FROM practice_memory WHERE subject = ?
                 """, arguments: [subject]) else { return nil }
             var memory = TrackMemory(loopCount: saved.loopCount, tempoPercent: saved.tempoPercent,
-                                     transposeCents: saved.transposeCents, beatsPerMinute: saved.beatsPerMinute)
+                                     transposeCents: saved.transposeCents,
+                                     beat: saved.beatsPerMinute.map { TrackBeat(bpm: $0, offsetSeconds: Double(saved.beatOffsetMs) / 1000) }
+                                         .flatMap { $0.problem == nil ? $0 : nil })
             if let start = saved.loopStartMs, let end = saved.loopEndMs, end > start {
                 memory.loop = .init(start: start, end: end)
             }
@@ -105,10 +108,11 @@ public struct PracticeStore: Sendable {
             try db.execute(sql: """
                 INSERT OR REPLACE INTO practice_memory
                     (subject, loop_start_ms, loop_end_ms, loop_count, tempo_percent, transpose_cents, beats_per_minute,
-                     updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                     beat_offset_ms, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [subject, memory.loop?.start, memory.loop?.end, memory.loopCount,
-                                 memory.tempoPercent, memory.transposeCents, memory.beatsPerMinute,
+                                 memory.tempoPercent, memory.transposeCents, memory.beat?.bpm,
+                                 Int64(((memory.beat?.offsetSeconds ?? 0) * 1000).rounded()),
                                  Int64(date.timeIntervalSince1970)])
         }
     }
@@ -194,6 +198,7 @@ private struct PracticeMemoryRecord: Decodable, FetchableRecord {
     var tempoPercent: Int
     var transposeCents: Int
     var beatsPerMinute: Double?
+    var beatOffsetMs: Int64
 }
 
 /// Values computed once per key within one read.

@@ -22,7 +22,7 @@ struct PracticeVisit: Sendable {
     static func memory(_ status: PlayerStatus) -> TrackMemory? {
         guard status.loop == nil || status.sourceSampleRate > 0 else { return nil }
         return TrackMemory(loop: loop(status), loopCount: status.loop?.repeatCount, tempoPercent: status.tempoPercent,
-                           transposeCents: status.transposeCents, beatsPerMinute: status.beatsPerMinute)
+                           transposeCents: status.transposeCents, beat: status.beat)
     }
 
     /// The loop's ends rounded to milliseconds.
@@ -39,7 +39,9 @@ extension TrackMemory {
     /// millisecond the frame rounding may move a loop end.
     func shows(_ saved: TrackMemory) -> Bool {
         guard tempoPercent == saved.tempoPercent, transposeCents == saved.transposeCents else { return false }
-        if let want = saved.beatsPerMinute, beatsPerMinute.map({ abs($0 - want) > 0.001 }) ?? true { return false }
+        if let want = saved.beat, beat.map({ abs($0.bpm - want.bpm) > 0.001 || abs($0.offsetSeconds - want.offsetSeconds) > 0.001 }) ?? true {
+            return false
+        }
         guard let want = saved.loop else { return true }
         guard let have = loop else { return false }
         return abs(have.start - want.start) <= 1 && abs(have.end - want.end) <= 1 && loopCount == saved.loopCount

@@ -73,11 +73,14 @@ enum StateMigrations {
                 """)
         }
         migrations.register("v8-player-key-and-beat") { db in
-            // The transposition in cents and the current track's beat as acknowledged (they survive a restart, as
-            // the tempo does).
+            // The transposition in cents, the current track's beat and the click over the track as acknowledged
+            // (they survive a restart, as the tempo does).
             try db.execute(sql: """
                 ALTER TABLE player_state ADD COLUMN transpose_cents INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE player_state ADD COLUMN beats_per_minute REAL;
+                ALTER TABLE player_state ADD COLUMN beat_offset_ms INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE player_state ADD COLUMN metronome_beats INTEGER;
+                ALTER TABLE player_state ADD COLUMN metronome_level REAL NOT NULL DEFAULT 1;
                 """)
         }
     }

@@ -26,6 +26,10 @@ struct PlayerStateRecord: StateRecord {
     var tempoPercent: Int
     var transposeCents: Int
     var beatsPerMinute: Double?
+    var beatOffsetMs: Int64
+    /// The click over the track: beats per bar (nil: off) and its level.
+    var metronomeBeats: Int?
+    var metronomeLevel: Double
     var repeatMode: String
     var single: Bool
     var consume: Bool
@@ -47,7 +51,10 @@ struct PlayerStateRecord: StateRecord {
         volume = s.volume
         tempoPercent = s.tempoPercent
         transposeCents = s.transposeCents
-        beatsPerMinute = s.beatsPerMinute
+        beatsPerMinute = s.beat?.bpm
+        beatOffsetMs = Int64(((s.beat?.offsetSeconds ?? 0) * 1000).rounded())
+        metronomeBeats = s.metronome?.beatsPerBar
+        metronomeLevel = s.metronome?.level ?? 1
         repeatMode = s.repeatMode.rawValue
         single = s.single
         consume = s.consume
@@ -71,7 +78,11 @@ struct PlayerStateRecord: StateRecord {
         s.volume = volume
         s.tempoPercent = tempoPercent
         s.transposeCents = transposeCents
-        s.beatsPerMinute = beatsPerMinute.flatMap { $0.isFinite && CountInPlan.bpmRange.contains($0) ? $0 : nil }
+        // A value a hand edit made unusable reads as none.
+        s.beat = beatsPerMinute.map { TrackBeat(bpm: $0, offsetSeconds: Double(beatOffsetMs) / 1000) }
+            .flatMap { $0.problem == nil ? $0 : nil }
+        s.metronome = metronomeBeats.map { MetronomePlan(beatsPerBar: $0, level: metronomeLevel) }
+            .flatMap { $0.problem == nil ? $0 : nil }
         s.repeatMode = RepeatMode(rawValue: repeatMode) ?? .off
         s.single = single
         s.consume = consume

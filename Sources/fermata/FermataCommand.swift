@@ -11,7 +11,7 @@ struct FermataCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
-            LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
+            LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, MetronomeCommand.self, SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
             PracticeStatsCommand.self, CardCommand.self, InputCommand.self,
         ]

@@ -53,24 +53,56 @@ struct TransposeCommand: ParsableCommand {
     }
 }
 
-/// `fermata bpm [N|off]`: shows or sets the current track's beat (what the count-in and `loop again N bars` count by;
+/// `fermata bpm [N [--offset S]|off]`: shows or sets the current track's beat (what the count-in and `loop again N bars` count by;
 /// the tap-tempo button sets it too; `off`: the file's BPM tag counts again).
 struct BeatCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bpm", abstract: "Show or set the current track's beat (20-400 BPM), or off for its BPM tag.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "Beats per minute (20-400), or off.") var value: String?
+    @Option(help: "Where the first beat falls, in seconds of the track (0-60).") var offset = 0.0
 
     func validate() throws {
-        if let value, value != "off", !(Double(value).map { $0.isFinite && (20...400).contains($0) } ?? false) {
-            throw ValidationError("a beat must be 20-400 BPM, or off")
+        if let value, value != "off" {
+            guard let bpm = Double(value), TrackBeat(bpm: bpm, offsetSeconds: offset).problem == nil else {
+                throw ValidationError(TrackBeat(bpm: Double(value) ?? .nan, offsetSeconds: offset).problem ?? "")
+            }
         }
     }
 
     func run() throws {
         try withConnection(connection) { client in
-            if let value { _ = try client.command("bpm \(value)") }
+            if let value { _ = try client.command(value == "off" ? "bpm off" : "bpm \(value) \(offset)") }
             print("bpm \(dictionary(try client.command("bpm"))["bpm"] ?? "- (the file's tag, if it has one)")")
+        }
+    }
+}
+
+/// `fermata metronome [on [--beats N] [--level L] | off]`: the click over the track, on the track's beat (`fermata
+/// bpm`, the tap-tempo button, or the file's BPM tag).
+struct MetronomeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metronome", abstract: "Show, or turn on or off, the click over the track (at the track's beat).")
+    @OptionGroup var connection: ConnectionOptions
+    @Argument(help: "on or off.") var state: String?
+    @Option(help: "Beats in a bar, beat one accented (1-16).") var beats = 4
+    @Option(help: "The click's level, 0.05-1.") var level = 1.0
+
+    func validate() throws {
+        guard state == nil || state == "on" || state == "off" else { throw ValidationError("use: metronome [on|off]") }
+        if let problem = MetronomePlan(beatsPerBar: beats, level: level).problem { throw ValidationError(problem) }
+    }
+
+    func run() throws {
+        try withConnection(connection) { client in
+            switch state {
+            case "on": _ = try client.command("metronome on \(beats) \(level)")
+            case "off": _ = try client.command("metronome off")
+            default: break
+            }
+            let answer = dictionary(try client.command("metronome"))
+            guard let beats = answer["metronome"], beats != "off" else { return print("metronome off") }
+            print("metronome on: \(beats) beats a bar, level \(answer["metronome_level"] ?? "1")")
         }
     }
 }

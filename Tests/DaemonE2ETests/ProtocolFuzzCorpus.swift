@@ -239,7 +239,7 @@ enum ProtocolFuzzCorpus {
     static let validArguments: [String: [String]] = [
         "add": [MusicFixture.uno.path], "addid": [MusicFixture.dos.path, "0"],
         "albumart": [MusicFixture.one.path, "0"], "announce": ["fuzz"], "announce_mode": ["over", "tracks"],
-        "binarylimit": ["8192"], "bpm": ["120"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
+        "binarylimit": ["8192"], "bpm": ["120", "0.5"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
         "cardlearn": ["album:Second"], "cardread": ["123"], "cards": [], "channels": [], "clear": [], "clearerror": [], "close": [], "commands": [], "consume": ["0"],
         "count": ["artist", "Beta"], "count_in": ["4", "120", "each"], "crossfade": ["0"], "currentsong": [],
         "decoders": [], "delete": ["0:1"], "deleteid": ["1"], "disableoutput": ["0"], "enableoutput": ["0"],
@@ -248,7 +248,7 @@ enum ProtocolFuzzCorpus {
         "listplaylist": ["fuzz-list", "0:1"], "listplaylistinfo": ["fuzz-list", "0:1"], "listplaylists": [],
         "load": ["fuzz-list", "0:1", "0"], "loop_a": [], "loop_b": [], "loop_clear": [], "loop_cycle": [], "loop_last": ["2"],
         "loop_nudge": ["a", "10"], "loop_set": ["0.25", "0.75", "2"], "loop_status": [], "lsinfo": ["Beta"],
-        "move": ["0:1", "2"], "moveid": ["1", "0"], "next": [], "notcommands": [], "outputs": [],
+        "metronome": ["on", "3"], "move": ["0:1", "2"], "moveid": ["1", "0"], "next": [], "notcommands": [], "outputs": [],
         "password": ["secret"], "pause": ["0"], "ping": [], "play": ["0"], "playid": ["1"],
         "playlistadd": ["fuzz-list", MusicFixture.tres.path, "0"], "playlistclear": ["fuzz-other"],
         "playlistdelete": ["fuzz-list", "0"], "playlistfind": ["artist", "Beta"], "playlistid": ["1"],

@@ -44,7 +44,8 @@ import Testing
         case let .setTempo(percent): (50...150).contains(percent)
         case let .changeTempo(delta): (-100...100).contains(delta)
         case let .setTranspose(cents): Transposition.range.contains(cents)
-        case let .setBeat(bpm?): bpm.isFinite && CountInPlan.bpmRange.contains(bpm)
+        case let .setBeat(beat?): beat.problem == nil
+        case let .metronome(plan?): plan.problem == nil
         case let .loopLastBars(bars, beats): (1...64).contains(bars) && (1...16).contains(beats)
         case let .setVolume(volume): (0...100).contains(volume)
         case let .changeVolume(delta): (-100...100).contains(delta)
@@ -154,7 +155,7 @@ import Testing
             ("bpm nan", "a beat must be 20-400 BPM"),
             ("bpm 1e308", "a beat must be 20-400 BPM"),
             ("bpm 19.99", "a beat must be 20-400 BPM"),
-            ("bpm fast", "bpm N (20-400) or off"),
+            ("bpm fast", "bpm N [OFFSET] (20-400) or off"),
             ("bpm 92.5", nil),
             ("loop_last 2 bars", nil),
             ("loop_last 0 bars", "loop_last takes 1 to 64 bars"),
@@ -162,7 +163,18 @@ import Testing
             ("loop_last 2 bars 0", "a bar has 1 to 16 beats"),
             ("loop_last 2 bars \(Self.int64Min)", "Number too large: \(Self.int64Min)"),
             ("loop_last 2 beats", "loop_last [SECONDS], or loop_last N bars [BEATS]"),
+            ("bpm 120 0.25", nil),
+            ("bpm 120 61", "the first beat falls 0 to 60 seconds into the track"),
+            ("bpm 120 -1", "the first beat falls 0 to 60 seconds into the track"),
+            ("bpm 120 nan", "the first beat falls 0 to 60 seconds into the track"),
             ("bpm off", nil),
+            ("metronome on", nil),
+            ("metronome on 3 0.5", nil),
+            ("metronome on 0", "a bar has 1 to 16 beats"),
+            ("metronome on 4 0", "the click's level is 0.05 to 1"),
+            ("metronome on 4 nan", "the click's level is 0.05 to 1"),
+            ("metronome loud", "metronome [on [BEATS [LEVEL]]|off]"),
+            ("metronome off", nil),
             ("tap_tempo", nil),
             ("count_in 4 nan", bpm),
             ("count_in 4 inf", bpm),

@@ -219,13 +219,13 @@ import Testing
         _ = await driver.send("play 0\nseekcur 2")
         #expect(
             await driver.send("loop_a\nseekcur 4\nloop_b\nloop_status")
-                == "OK\nOK\nOK\nloop_start: 2.000\nloop_end: 4.000\ntempo: 100\nOK\n")
-        #expect(await driver.send("loop_nudge b -500\nloop_status") == "OK\nloop_start: 2.000\nloop_end: 3.500\ntempo: 100\nOK\n")
+                == "OK\nOK\nOK\nloop_start: 2.000\nloop_end: 4.000\ntempo: 100\ntranspose: 0\nOK\n")
+        #expect(await driver.send("loop_nudge b -500\nloop_status") == "OK\nloop_start: 2.000\nloop_end: 3.500\ntempo: 100\ntranspose: 0\nOK\n")
         #expect(
             await driver.send("loop_set 1 2.5 3\nloop_status")
-                == "OK\nloop_start: 1.000\nloop_end: 2.500\nloop_repeat: 3\ntempo: 100\nOK\n")
+                == "OK\nloop_start: 1.000\nloop_end: 2.500\nloop_repeat: 3\ntempo: 100\ntranspose: 0\nOK\n")
         #expect(await driver.send("loop_nudge c 1") == "ACK [2@0] {loop_nudge} loop end must be \"a\" or \"b\"\n")
-        #expect(await driver.send("loop_clear\nloop_status\nloop_cycle") == "OK\ntempo: 100\nOK\nOK\n")
+        #expect(await driver.send("loop_clear\nloop_status\nloop_cycle") == "OK\ntempo: 100\ntranspose: 0\nOK\nOK\n")
         #expect(await driver.backend.performed.suffix(2) == [.loopClear, .loopCycle])
     }
 

@@ -109,13 +109,14 @@ public actor InMemoryBackend: MPDBackend {
             }
             idle.publish(.player)
         case let .loopLastBars(bars, beatsPerBar):
-            guard let bpm = player.beatsPerMinute else { throw MPDError(.argument, "no beat known for this track") }
+            guard let bpm = player.beat?.bpm else { throw MPDError(.argument, "no beat known for this track") }
             player.loop = player.loop != nil ? nil : LoopRegion(
                 start: max(0, heardFrame - Int64(Double(bars * beatsPerBar) * 60 / bpm * 44_100)), end: heardFrame)
             idle.publish(.player)
         case .tapTempo: idle.publish(.player)
         case .playSection, .setSections: throw MPDError(.argument, "sections come from the daemon's practice store")
-        case let .setBeat(bpm): player.beatsPerMinute = bpm; idle.publish(.player)
+        case let .setBeat(beat): player.beat = beat; idle.publish(.player)
+        case let .metronome(plan): player.metronome = plan; idle.publish(.options)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .setTranspose(cents): player.transposeCents = cents; idle.publish(.player)

@@ -280,17 +280,17 @@ import Testing
                                     heard: playing)
             orders += last.engine
         }
-        let bpm = try #require(state.status(playing).beatsPerMinute)
+        let bpm = try #require(state.status(playing).beat?.bpm)
         #expect(abs(bpm - 120) < 1e-9)
         #expect(orders == [.setPassCountIn(CountInPlan(beats: 4, bpm: bpm, beforeEachPass: true))],
                 "told once, at the second tap; the same beat again changes nothing")
-        #expect(Self.saved(last)?.beatsPerMinute == bpm, "saved with the state")
+        #expect(Self.saved(last)?.beat?.bpm == bpm, "saved with the state")
         let again = try state.reduce(.action(.playEntry(1)), heard: playing)
         #expect(again.engine.contains(.start(state.item(state.queue.entries[0]), frame: 0,
                                              countIn: CountInPlan(beats: 4, bpm: bpm, beforeEachPass: true), generation: 2)))
         // The next entry has no beat of its own: its count-in falls back to its tag (nil here: the engine reads it).
         let next = try state.reduce(.action(.next), heard: Self.heard(1, frame: 100, generation: 2, state: .playing))
-        #expect(state.status(Self.heard(2, generation: 3, state: .playing)).beatsPerMinute == nil)
+        #expect(state.status(Self.heard(2, generation: 3, state: .playing)).beat == nil)
         #expect(!next.engine.contains { if case .start(_, _, let plan?, _) = $0 { plan.bpm != nil } else { false } })
         // An explicit count-in tempo wins over the tapped beat.
         _ = try state.reduce(.action(.previousEntry), heard: Self.heard(2, generation: 3, state: .playing))
@@ -319,7 +319,7 @@ import Testing
         _ = try state.reduce(.action(.loopLastBars(2, beatsPerBar: 4)), heard: playing)
         #expect(state.status(playing).loop == nil, "pressed again: straight on")
         // The listener's beat wins over the tag: 3 bars of 3 at 90 BPM are 6 s.
-        _ = try state.reduce(.action(.setBeat(bpm: 90)), heard: playing)
+        _ = try state.reduce(.action(.setBeat(TrackBeat(bpm: 90))), heard: playing)
         _ = try state.reduce(.action(.loopLastBars(3, beatsPerBar: 3), read: FileFacts(entry: 1, taggedBPM: 120)),
                              heard: playing)
         #expect(state.status(playing).loop == LoopRegion(start: 44_100 * 4, end: 44_100 * 10))
@@ -329,7 +329,7 @@ import Testing
             }
         }
         for bpm in [Double.nan, .infinity, 19.9, 400.1, -120] {
-            #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setBeat(bpm: bpm)), heard: playing) }
+            #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setBeat(TrackBeat(bpm: bpm))), heard: playing) }
         }
     }
 
@@ -398,5 +398,33 @@ import Testing
             PracticeSection(name: "s\($0)", startMilliseconds: Int64($0) * 10, endMilliseconds: Int64($0) * 10 + 5)
         }
         #expect(throws: Player.ActionError.self) { try state.reduce(.action(.setSections(entry: 2, tooMany)), heard: heard) }
+    }
+
+    // MARK: the click over the track
+
+    /// Turning the click on tells the engine the plan with the listener's beat and the entry it belongs to; a new beat
+    /// tells it again; both are saved with the state and shown in the status; a bad plan or beat changes nothing.
+    @Test func theMetronomeTellsTheEngineItsPlanAndTheEntrysBeat() throws {
+        var state = Self.state()
+        let stopped = Self.heard()
+        _ = try state.reduce(.action(.setBeat(TrackBeat(bpm: 96, offsetSeconds: 0.4))), heard: stopped)
+        let plan = MetronomePlan(beatsPerBar: 3, level: 0.5)
+        var effects = try state.reduce(.action(.metronome(plan)), heard: stopped)
+        let grid = MetronomeSetting.EntryGrid(entry: 1, beat: TrackBeat(bpm: 96, offsetSeconds: 0.4))
+        #expect(effects.engine == [.setMetronome(MetronomeSetting(plan: plan, beat: grid))])
+        #expect(effects.changes == [.options] && Self.saved(effects)?.metronome == plan)
+        #expect(Self.saved(effects)?.beat == TrackBeat(bpm: 96, offsetSeconds: 0.4), "the beat of the entry play starts")
+        effects = try state.reduce(.action(.setBeat(TrackBeat(bpm: 100))), heard: stopped)
+        #expect(effects.engine.contains(.setMetronome(MetronomeSetting(
+            plan: plan, beat: .init(entry: 1, beat: TrackBeat(bpm: 100))))))
+        for bad in [MetronomePlan(beatsPerBar: 0), MetronomePlan(level: .nan), MetronomePlan(level: 2)] {
+            #expect(throws: Player.ActionError.self) { try state.reduce(.action(.metronome(bad)), heard: stopped) }
+        }
+        #expect(throws: Player.ActionError.self) {
+            try state.reduce(.action(.setBeat(TrackBeat(bpm: 120, offsetSeconds: 61))), heard: stopped)
+        }
+        #expect(state.modes.metronome == plan)
+        effects = try state.reduce(.action(.metronome(nil)), heard: stopped)
+        #expect(effects.engine == [.setMetronome(nil)] && Self.saved(effects)?.metronome == nil)
     }
 }

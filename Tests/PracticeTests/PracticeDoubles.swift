@@ -40,7 +40,7 @@ actor ScriptedPlayer: PlayerControl {
             guard entry == current.entryID, !touched else { throw PracticeMemorySuperseded() }
             current.tempoPercent = tempo
             current.transposeCents = transpose
-            current.beatsPerMinute = beat ?? current.beatsPerMinute
+            current.beat = beat ?? current.beat
             if let loop {
                 let rate = Double(current.sourceSampleRate)
                 current.loop = LoopRegion(start: Int64(loop.startSeconds * rate), end: Int64(loop.endSeconds * rate),

@@ -26,7 +26,7 @@ import TestSupport
         try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v4-queue-segments")
         try old.close()
         let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
-        #expect(database.appliedMigrations.suffix(5) == [
+        #expect(database.appliedMigrations.suffix(6) == [
             "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-key-and-beat", "v9-practice-key-and-beat",
             "v10-practice-sections",
         ])

@@ -20,6 +20,8 @@ import TestSupport
         s.volume = 70
         s.tempoPercent = 85
         s.transposeCents = -350
+        s.beat = TrackBeat(bpm: 92.5, offsetSeconds: 0.125)
+        s.metronome = MetronomePlan(beatsPerBar: 3, level: 0.5)
         s.loop = EntryLoop(entry: current ?? 0, region: LoopRegion(start: 1000, end: 9000, repeatCount: 3))
         s.queueVersion = queue.version
         s.nextEntryID = queue.nextID
@@ -52,6 +54,8 @@ import TestSupport
         #expect(head.snapshot?.positionFrames == 777_777)
         #expect(head.snapshot?.repeatMode == .queue)
         #expect(head.snapshot?.tempoPercent == 85 && head.snapshot?.transposeCents == -350)
+        #expect(head.snapshot?.beat == TrackBeat(bpm: 92.5, offsetSeconds: 0.125))
+        #expect(head.snapshot?.metronome == MetronomePlan(beatsPerBar: 3, level: 0.5))
         #expect(head.snapshot?.loop?.region == LoopRegion(start: 1000, end: 9000, repeatCount: 3))
         #expect(head.entries.first?.id == saved.currentEntry)
         let loaded = try await store.loadQueue()

@@ -17,7 +17,9 @@ public struct PlayerSnapshot: Sendable, Equatable {
     /// Transposition in cents (`Transposition.range`; 0 untouched).
     public var transposeCents = 0
     /// The current entry's beat as the listener tapped or set it (nil: its file's BPM tag).
-    public var beatsPerMinute: Double?
+    public var beat: TrackBeat?
+    /// The click over the track, when on.
+    public var metronome: MetronomePlan?
     public var repeatMode = RepeatMode.off
     public var single = false
     public var consume = false

@@ -34,17 +34,48 @@ enum FermataCommands {
         try await c.backend.perform(.loopLast(seconds: seconds))
     }
 
-    /// `bpm [N|off]`: the current track's beat (20–400, as tapped or set; `off` forgets it and the file's BPM tag
-    /// counts); without an argument prints `bpm: N` when one is set.
+    /// `bpm [N [OFFSET]|off]`: the current track's beat (20–400, as tapped or set; OFFSET: its first beat, seconds
+    /// into the track; `off` forgets it and the file's BPM tag counts); without an argument prints `bpm: N` (and
+    /// `bpm_offset` when not 0) when one is set.
     static func bpm(_ c: inout CommandContext) async throws {
         guard let text = c.argument(0) else {
-            if let bpm = try await c.backend.status().player.beatsPerMinute { c.response.line("bpm", bpmText(bpm)) }
+            if let beat = try await c.backend.status().player.beat { describe(beat, &c) }
             return
         }
-        if text == "off" { return try await c.backend.perform(.setBeat(bpm: nil)) }
-        let bpm = try ArgumentParser.number(text, in: CountInPlan.bpmRange, invalid: "bpm N (20-400) or off",
+        if text == "off" && c.arguments.count == 1 { return try await c.backend.perform(.setBeat(nil)) }
+        let bpm = try ArgumentParser.number(text, in: CountInPlan.bpmRange, invalid: "bpm N [OFFSET] (20-400) or off",
                                             outOfRange: "a beat must be 20-400 BPM")
-        try await c.backend.perform(.setBeat(bpm: bpm))
+        let offset = c.argument(1) == nil ? 0 : try ArgumentParser.number(
+            c.arguments[1], in: 0...60, invalid: "bpm N [OFFSET] (20-400) or off",
+            outOfRange: "the first beat falls 0 to 60 seconds into the track")
+        try await c.backend.perform(.setBeat(TrackBeat(bpm: bpm, offsetSeconds: offset)))
+    }
+
+    /// `metronome [on [BEATS [LEVEL]]|off]`: the click over the track (BEATS per bar, 4; LEVEL 0.05–1, 1); without an
+    /// argument prints `metronome: off` or `metronome: BEATS` and `metronome_level`.
+    static func metronome(_ c: inout CommandContext) async throws {
+        let usage = "metronome [on [BEATS [LEVEL]]|off]"
+        switch c.argument(0) {
+        case nil:
+            if let plan = try await c.backend.status().player.metronome {
+                c.response.line("metronome", plan.beatsPerBar)
+                c.response.line("metronome_level", String(plan.level))
+            } else {
+                c.response.line("metronome", "off")
+            }
+        case "off" where c.arguments.count == 1: try await c.backend.perform(.metronome(nil))
+        case "on":
+            let beats = c.argument(1) == nil ? 4 : try ArgumentParser.int(c.arguments[1], in: 1...16, "a bar has 1 to 16 beats")
+            let level = c.argument(2) == nil ? 1 : try ArgumentParser.number(
+                c.arguments[2], in: 0.05...1, invalid: usage, outOfRange: "the click's level is 0.05 to 1")
+            try await c.backend.perform(.metronome(MetronomePlan(beatsPerBar: beats, level: level)))
+        default: throw MPDError.badArgument(usage)
+        }
+    }
+
+    private static func describe(_ beat: TrackBeat, _ c: inout CommandContext) {
+        c.response.line("bpm", bpmText(beat.bpm))
+        if beat.offsetSeconds != 0 { c.response.line("bpm_offset", seconds: beat.offsetSeconds) }
     }
 
     /// `tap_tempo`: one tap, timed as the command arrives (a button's tap is timed by the kernel instead).
@@ -143,7 +174,7 @@ enum FermataCommands {
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
         c.response.line("tempo", player.tempoPercent)
         c.response.line("transpose", Transposition.semitonesText(cents: player.transposeCents))
-        if let bpm = player.beatsPerMinute { c.response.line("bpm", bpmText(bpm)) }
+        if let beat = player.beat { describe(beat, &c) }
     }
 
     static func transpose(_ c: inout CommandContext) async throws {
