@@ -13,7 +13,8 @@
 //              the daemon composes them: DatabaseSchema.fermata)
 //   protocol   FermataCore ← MPDProtocol ← MPDServer
 //   controls   FermataCore ← FermataConfig ← Controls
-//   programs   Daemon (all of the above) ← fermatad;  fermata (CLI) ← Engine, Player, Controls, FermataConfig
+//   programs   Daemon (all of the above) ← FermatadCommand ← fermatad, fermata (the CLI, and the daemon when called
+//              as `fermatad`: the installed program);  fermata ← Engine, Player, Controls, FermataConfig
 //   benchmarks Sources/Benchmarks: one program per figure family in the README
 import PackageDescription
 
@@ -172,19 +173,22 @@ let programTargets: [Target] = [
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]
     ),
-    .executableTarget(
-        name: "fermatad",
+    // The daemon's command line (options, configuration, logging), for both programs below.
+    .target(
+        name: "FermatadCommand",
         dependencies: [
             "Daemon", "FermataConfig", "Controls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
-        ],
-        linkerSettings: boardPageAlignment
+        ]
     ),
+    .executableTarget(name: "fermatad", dependencies: ["FermatadCommand"], linkerSettings: boardPageAlignment),
+    // The installed program: the CLI, and the daemon when called as `fermatad` (the package links it so), so the
+    // runtime is on the board once.
     .executableTarget(
         name: "fermata",
         dependencies: [
-            "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
+            "FermatadCommand", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],

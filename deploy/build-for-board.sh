@@ -164,29 +164,29 @@ if [ -n "$sdk" ]; then
     swift_args+=(--swift-sdk "$sdk")
 fi
 echo "artifact: $out/$name.tar.gz"
-for product in fermatad fermata; do
-    echo "+ swift build ${swift_args[*]} --product $product"
-    [ $dry -eq 1 ] || in_sdk swift build "${swift_args[@]}" --product "$product"
-done
+# One program: fermata is the CLI, and the daemon when called as fermatad (bin/fermatad is a link to it).
+echo "+ swift build ${swift_args[*]} --product fermata"
+[ $dry -eq 1 ] || in_sdk swift build "${swift_args[@]}" --product fermata
 [ $dry -eq 0 ] || exit 0
 
 bin=$(in_sdk swift build "${swift_args[@]}" --show-bin-path | tail -1)
-check_alignment "$bin/fermatad" "$bin/fermata"
+check_alignment "$bin/fermata"
 # The stage is inside the scratch path for an SDK build, so that the toolchain root's llvm-objcopy sees it.
 if [ -n "$sdk" ]; then mkdir -p "$scratch"; stage=$(mktemp -d "$scratch/stage.XXXXXX"); else stage=$(mktemp -d); fi
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/$name/bin"
-install -m 0755 "$bin/fermatad" "$bin/fermata" "$stage/$name/bin/"
+install -m 0755 "$bin/fermata" "$stage/$name/bin/"
+ln -s fermata "$stage/$name/bin/fermatad"
 # Without symbols the programs are about 40 % smaller (fermatad 114 → 70 MB on amd64); llvm-objcopy from the Swift
 # toolchain strips any architecture, binutils' strip only the host's.
 objcopy_tool=$(in_sdk sh -c 'command -v llvm-objcopy || echo "$(dirname "$(readlink -f "$(command -v swift)")")/llvm-objcopy"' | tail -1)
-for program in "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"; do
+for program in "$stage/$name/bin/fermata"; do
     if in_sdk test -x "$objcopy_tool"; then in_sdk "$objcopy_tool" --strip-all "$program"
     elif [ -z "$sdk" ]; then strip "$program"
     else echo "build-for-board.sh: no llvm-objcopy; $program keeps its symbols" >&2; fi
 done
-check_alignment "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"
-check_target "$release" "$arch" "$stage/$name/bin/fermatad" "$stage/$name/bin/fermata"
+check_alignment "$stage/$name/bin/fermata"
+check_target "$release" "$arch" "$stage/$name/bin/fermata"
 cp -r "$project/boards" "$project/deploy" "$project/README.md" "$stage/$name/"
 echo "$release $arch $version" > "$stage/$name/TARGET"
 mkdir -p "$out"

@@ -6,7 +6,7 @@
 #
 # --board NAME     board profile from boards/ (default: `fermatad --detect-board`, the daemon's own detector, on
 #                  /proc/device-tree/model; else generic-40pin)
-# --binaries DIR   install fermatad and fermata from DIR instead of building them here
+# --binaries DIR   install fermata (the one program; fermatad is a link to it) from DIR instead of building it here
 # --from-artifact FILE   install from a tarball made by deploy/build-for-board.sh (binaries, boards, unit); it must
 #                  match this system's Debian release and architecture
 # --music DIR      music directory written into a new config (default /srv/music)
@@ -100,22 +100,22 @@ upgrade=0
 [ ! -e "$root/usr/local/bin/fermatad" ] || upgrade=1
 if [ -z "$binaries" ]; then
     binaries="$project/.build/release"
-    for product in fermatad fermata; do
-        run swift build --package-path "$project" -c release --static-swift-stdlib -j 2 --product "$product"
-    done
+    run swift build --package-path "$project" -c release --static-swift-stdlib -j 2 --product fermata
 fi
+# fermatad ARGS...: the daemon's side of the one program (fermata called as fermatad).
+fermatad() { (exec -a fermatad "$binaries/fermata" "$@"); }
 # The board: --board, else what fermatad's detector (the daemon's own `board = "auto"` rule: the profile whose
 # `model` prefixes match /proc/device-tree/model) picks from boards/, else generic-40pin.
 if [ -z "$board" ]; then
     model_file=${root:-}/proc/device-tree/model
-    detect=("$binaries/fermatad" --detect-board --boards "$project/boards" --model-file "$model_file")
-    if [ -x "$binaries/fermatad" ]; then
+    detect=(fermatad --detect-board --boards "$project/boards" --model-file "$model_file")
+    if [ -x "$binaries/fermata" ]; then
         status=0
         board=$("${detect[@]}" 2>/dev/null) || status=$?
         case $status in
             0) how="detected by fermatad --detect-board" ;;
             1) board=generic-40pin how="no profile's model matches, said fermatad --detect-board" ;;
-            *) echo "install.sh: $binaries/fermatad --detect-board could not run (status $status): pass --board" >&2
+            *) echo "install.sh: $binaries/fermata as fermatad --detect-board could not run (status $status): pass --board" >&2
                exit 2 ;;
         esac
     else
@@ -124,8 +124,9 @@ if [ -z "$board" ]; then
     model=$(tr -d '\0' 2>/dev/null < "$model_file" || true)
     echo "board: ${model:-unknown model} → $board ($how; override with --board)"
 fi
-run install -m 0755 -D "$binaries/fermatad" "$root/usr/local/bin/fermatad"
+# One program: fermata, and fermatad a link to it (fermata called as fermatad is the daemon).
 run install -m 0755 -D "$binaries/fermata" "$root/usr/local/bin/fermata"
+run ln -sfn fermata "$root/usr/local/bin/fermatad"
 
 # 4. User and groups (Raspberry Pi OS has a gpio group and udev rule; plain Debian gets both).
 if ! getent group gpio >/dev/null 2>&1 || [ -n "$root" ]; then
@@ -147,10 +148,10 @@ fi
 # 5. Configuration (a new file only: the user's edits are kept), board profile, unit, docs.
 if [ ! -f "$root/etc/fermata/fermata.toml" ] && [ $dry -eq 1 ]; then
     # A dry run never runs the binaries: on a fresh clone they are not built yet (step 3 only printed the build).
-    echo "+ $binaries/fermatad --print-default-config | sed <music = \"$music\", board = \"/etc/fermata/board.toml\">" \
+    echo "+ fermatad --print-default-config | sed <music = \"$music\", board = \"/etc/fermata/board.toml\">" \
         "> $root/etc/fermata/fermata.toml (mode 0644)"
 elif [ ! -f "$root/etc/fermata/fermata.toml" ]; then
-    { "$root/usr/local/bin/fermatad" --print-default-config 2>/dev/null || "$binaries/fermatad" --print-default-config; } \
+    { "$root/usr/local/bin/fermatad" --print-default-config 2>/dev/null || fermatad --print-default-config; } \
         | sed -e "s|^#music = .*|music = \"$music\"|" -e "s|^#board = .*|board = \"/etc/fermata/board.toml\"|" \
         | write /etc/fermata/fermata.toml 0644
 else

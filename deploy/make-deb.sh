@@ -4,7 +4,8 @@
 #   deploy/make-deb.sh --bin DIR | --from-artifact FILE  [--arch amd64|arm64] [--version V] [--release R]
 #                      [--sysroot DIR] [--config FILE] [--maintainer "NAME <EMAIL>"] [--out DIR] [--bundle-swift-runtime]
 #
-# --bin DIR        fermatad and fermata, as deploy/build-for-board.sh builds them (--static-swift-stdlib)
+# --bin DIR        fermata, as deploy/build-for-board.sh builds it (--static-swift-stdlib): the one program, the
+#                  daemon when called as fermatad (a fermatad beside it, a link or a program, is not used)
 # --from-artifact FILE   the tarball deploy/build-for-board.sh makes: its bin/, and its release and architecture
 # --arch ARCH      amd64 or arm64 (default: read from the programs' ELF header; given, it must match)
 # --version V      the package version (default: from `git describe --tags --match 'v[0-9]*'`, v1.2-3-gabc →
@@ -24,7 +25,8 @@
 #                  --static-swift-stdlib): copy the runtime libraries they need into /usr/lib/fermata and point their
 #                  RUNPATH there (patchelf). Without it such programs are refused: a package needs the static runtime.
 #
-# What the package holds: /usr/bin/fermatad and fermata (stripped), /etc/fermata/fermata.toml (a conffile), the units
+# What the package holds: /usr/bin/fermata (stripped) and /usr/bin/fermatad, a symbolic link to it (one program for
+# both roles: the Swift and Foundation runtime once), /etc/fermata/fermata.toml (a conffile), the units
 # deploy/fermata.service and deploy/fermata-poweroff.{path,service} in /usr/lib/systemd/system (their /usr/local paths
 # rewritten to /usr), deploy/99-fermata-gpio.rules and 99-fermata-input.rules in /usr/lib/udev/rules.d, boards/*.toml in /usr/share/fermata/boards (boards/inputs/*.toml in …/boards/inputs)
 # (fermatad's `board = "auto"` looks there), manual pages made from --help, and the README, asound.conf example,
@@ -70,10 +72,8 @@ if [ -n "$artifact" ]; then
     release=$built_release bin=$top/bin arch=${arch:-$built_arch}
     note "artifact $(basename "$artifact"): built from $built_version for $built_release/$built_arch"
 fi
-[ -n "$bin" ] || die "--bin DIR or --from-artifact FILE is needed (the folder with fermatad and fermata)"
-for program in fermatad fermata; do
-    [ -x "$bin/$program" ] || die "no executable $bin/$program"
-done
+[ -n "$bin" ] || die "--bin DIR or --from-artifact FILE is needed (the folder with fermata)"
+[ -x "$bin/fermata" ] && [ ! -L "$bin/fermata" ] || die "no executable $bin/fermata"
 for tool in dpkg-deb dpkg-shlibdeps dpkg-gencontrol readelf gzip md5sum; do
     command -v "$tool" >/dev/null || die "needs $tool (apt-get install dpkg-dev binutils)"
 done
@@ -84,10 +84,9 @@ elf_arch() {
         *X86-64*) echo amd64 ;; *AArch64*) echo arm64 ;; *) echo unknown ;;
     esac
 }
-found_arch=$(elf_arch "$bin/fermatad")
-[ "$(elf_arch "$bin/fermata")" = "$found_arch" ] || die "fermatad and fermata are built for different machines"
-case "$found_arch" in amd64|arm64) ;; *) die "$bin/fermatad is neither an amd64 nor an arm64 program" ;; esac
-[ -z "$arch" ] || [ "$arch" = "$found_arch" ] || die "--arch $arch, but $bin/fermatad is an $found_arch program"
+found_arch=$(elf_arch "$bin/fermata")
+case "$found_arch" in amd64|arm64) ;; *) die "$bin/fermata is neither an amd64 nor an arm64 program" ;; esac
+[ -z "$arch" ] || [ "$arch" = "$found_arch" ] || die "--arch $arch, but $bin/fermata is an $found_arch program"
 arch=$found_arch
 host_arch=$(dpkg --print-architecture)
 case "$arch" in arm64) gnu_type=aarch64-linux-gnu ;; amd64) gnu_type=x86_64-linux-gnu ;; esac
@@ -173,14 +172,19 @@ note "fermata $version for $arch ($release), from $bin"
 
 # 2. The programs: the Swift runtime must be inside them (or, with --bundle-swift-runtime, beside them).
 mkdir -p "$pkg/usr/bin"
-install -m 0755 "$bin/fermatad" "$bin/fermata" "$pkg/usr/bin/"
+install -m 0755 "$bin/fermata" "$pkg/usr/bin/"
+ln -s fermata "$pkg/usr/bin/fermatad"  # the daemon: fermata called as fermatad
+# The unpackaged program under both names, to run here (the packaged one may look for its libraries in /usr/lib).
+mkdir -p "$work/programs"
+ln -s "$(realpath "$bin/fermata")" "$work/programs/fermata"
+ln -s "$(realpath "$bin/fermata")" "$work/programs/fermatad"
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 # (Every `| grep -q` here reads a variable: with pipefail, grep quitting early would fail the writer with SIGPIPE.)
-program_libraries=$(needed "$bin/fermatad"; needed "$bin/fermata")
+program_libraries=$(needed "$bin/fermata")
 if grep -qx 'libswiftCore.so' <<<"$program_libraries"; then
-    runpath=$(readelf -d "$bin/fermatad" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | head -1)
+    runpath=$(readelf -d "$bin/fermata" | sed -n 's/.*(R\(UN\)\{0,1\}PATH).*\[\(.*\)\]/\2/p' | head -1)
     if [ $bundle -eq 0 ]; then
-        die "$bin/fermatad links the Swift runtime as shared libraries (libswiftCore.so, RUNPATH ${runpath:-none})," \
+        die "$bin/fermata links the Swift runtime as shared libraries (libswiftCore.so, RUNPATH ${runpath:-none})," \
             "which no Debian package provides: build with --static-swift-stdlib (deploy/build-for-board.sh does)," \
             "or pass --bundle-swift-runtime to carry the toolchain's libraries in /usr/lib/fermata (test packages)"
     fi
@@ -192,7 +196,7 @@ if grep -qx 'libswiftCore.so' <<<"$program_libraries"; then
     [ -n "$runtime" ] || die "libswiftCore.so is in none of the RUNPATH folders (${runpath:-none})"
     mkdir -p "$pkg/usr/lib/fermata"
     # The closure of the programs' NEEDED libraries that live in the runtime folder.
-    queue=("$bin/fermatad" "$bin/fermata")
+    queue=("$bin/fermata")
     while [ ${#queue[@]} -gt 0 ]; do
         object=${queue[0]}; queue=("${queue[@]:1}")
         for soname in $(needed "$object"); do
@@ -202,7 +206,7 @@ if grep -qx 'libswiftCore.so' <<<"$program_libraries"; then
             fi
         done
     done
-    for program in fermatad fermata; do patchelf --set-rpath /usr/lib/fermata "$pkg/usr/bin/$program"; done
+    patchelf --set-rpath /usr/lib/fermata "$pkg/usr/bin/fermata"
     for library in "$pkg"/usr/lib/fermata/*.so; do patchelf --set-rpath '$ORIGIN' "$library"; done
     note "WARNING: the Swift runtime is shared: $(ls "$pkg/usr/lib/fermata" | wc -l) libraries from $runtime" \
         "($(du -sh "$pkg/usr/lib/fermata" | cut -f1)) go to /usr/lib/fermata (--bundle-swift-runtime)"
@@ -213,6 +217,7 @@ for candidate in "$gnu_type-strip" $([ "$arch" != "$host_arch" ] || echo strip) 
     if command -v "$candidate" >/dev/null; then strip_tool=$candidate; break; fi
 done
 for object in "$pkg"/usr/bin/* $(ls "$pkg"/usr/lib/fermata/*.so 2>/dev/null); do
+    [ ! -L "$object" ] || continue  # fermatad: the link to fermata
     sections=$(readelf -S "$object")
     if grep -q '\.symtab\|\.debug_info' <<<"$sections"; then
         if [ -n "$strip_tool" ]; then
@@ -229,8 +234,8 @@ mkdir -p "$pkg/etc/fermata"
 if [ -n "$config" ]; then
     install -m 0644 "$config" "$pkg/etc/fermata/fermata.toml"
 else
-    defaults=$(run "$bin/fermatad" --print-default-config) \
-        || die "cannot run $bin/fermatad --print-default-config (a program for another release needs its sysroot," \
+    defaults=$(run "$work/programs/fermatad" --print-default-config) \
+        || die "cannot run fermata as fermatad --print-default-config (a program for another release needs its sysroot," \
             "for another architecture also qemu-user-static): pass --config FILE"
     grep -q '^\[paths\]' <<<"$defaults" || die "fermatad --print-default-config printed no [paths] section"
     sed -e 's|^#music = .*|music = "/srv/music"|' <<<"$defaults" > "$pkg/etc/fermata/fermata.toml"
@@ -264,7 +269,7 @@ install -m 0644 "$here/debian/copyright" "$pkg/usr/share/doc/fermata/copyright"
 # Manual pages from the programs' --help (when they can run here; else a short page pointing to --help).
 man_page() {  # man_page PROGRAM SECTION
     local program=$1 section=$2 help summary
-    help=$(run "$bin/$program" --help 2>/dev/null) || help=""
+    help=$(run "$work/programs/$program" --help 2>/dev/null) || help=""
     summary=$(sed -n 's/^OVERVIEW: *//p' <<<"$help" | head -1)
     [ -n "$summary" ] || summary="part of the Fermata jukebox"
     {
@@ -312,7 +317,7 @@ gzip -9n < "$work/debian/changelog" > "$pkg/usr/share/doc/fermata/$changelog_nam
 
 # 6. Dependencies: dpkg-shlibdeps, against this machine's packages or the sysroot's.
 cp "$here/debian/control" "$work/debian/control"
-objects=("$pkg/usr/bin/fermatad" "$pkg/usr/bin/fermata")
+objects=("$pkg/usr/bin/fermata")
 for library in "$pkg"/usr/lib/fermata/*.so; do [ ! -e "$library" ] || objects+=("$library"); done
 export DEB_HOST_ARCH=$arch
 if [ -n "$sysroot" ]; then

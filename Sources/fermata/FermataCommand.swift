@@ -3,7 +3,6 @@ import ArgumentParser
 /// `fermata`: the command-line tool for a Fermata box. Commands that talk to fermatad use its Unix socket
 /// (`--socket`, default /run/fermata/mpd.sock) or TCP (`--host`). Exit status: 0 done, 1 refused by fermatad (its
 /// message is printed), 3 fermatad unreachable, 4 `doctor` found problems, 64 bad usage (EX_USAGE).
-@main
 struct FermataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fermata",
@@ -11,7 +10,8 @@ struct FermataCommand: AsyncParsableCommand {
         subcommands: [
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,
-            LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, MetronomeCommand.self, SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
+            LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, MetronomeCommand.self,
+            SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
             PracticeStatsCommand.self, CardCommand.self, InputCommand.self,
         ]

@@ -86,8 +86,8 @@ import TestSupport
         let native = try await run("/bin/bash", [Self.script, "--dry-run", "--out", "/tmp/fermata-dist"])
         #expect(native.status == 0, "\(native.output)")
         #expect(native.output.contains("+ swift build --package-path \(Self.project) -c release -j 2 "
-            + "--static-swift-stdlib --product fermatad"), "\(native.output)")
-        #expect(native.output.contains("--product fermata\n"))
+            + "--static-swift-stdlib --product fermata\n"), "\(native.output)")
+        #expect(!native.output.contains("--product fermatad"), "one program, fermata: \(native.output)")
         let name = #"(?s)artifact: /tmp/fermata-dist/fermata-[0-9a-z.-]+-(bookworm|trixie)-(amd64|arm64)\.tar\.gz\n.*"#
         #expect(native.output.matches(name), "\(native.output)")
         let cross = try await run("/bin/bash", [Self.script, "--dry-run", "--swift-sdk", "debian-trixie-arm64",
@@ -95,7 +95,7 @@ import TestSupport
         #expect(cross.status == 0, "\(cross.output)")
         // A cross-build has a scratch path of its own, so it never mixes with the host's `.build`.
         #expect(cross.output.contains("--static-swift-stdlib --scratch-path \(Self.project)/.build-cross-trixie-arm64 "
-            + "--swift-sdk debian-trixie-arm64 --product fermatad"), "\(cross.output)")
+            + "--swift-sdk debian-trixie-arm64 --product fermata\n"), "\(cross.output)")
         #expect(cross.output.contains("-trixie-arm64.tar.gz"), "\(cross.output)")
         let missing = try await run("/bin/bash", [Self.script, "--dry-run", "--swift-sdk", "x"])
         #expect(missing.status == 2 && missing.output.contains("needs --release"), "\(missing.output)")
@@ -105,13 +105,13 @@ import TestSupport
         let dir = try TemporaryDirectory(prefix: "fermata-artifact")
         let top = dir.file("fermata-test-bookworm-amd64")
         try FileManager.default.createDirectory(atPath: top + "/bin", withIntermediateDirectories: true)
-        // Stand-ins for the programs (the real ones are tens of MB in a debug build): fermatad prints a configuration.
-        for binary in ["fermatad", "fermata"] {
-            let path = top + "/bin/" + binary
-            try "#!/bin/sh\necho '# \(binary) stand-in'\necho '#music = \"/srv/music\"'\n"
-                .write(toFile: path, atomically: true, encoding: .utf8)
-            try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
-        }
+        // A stand-in for the program (the real one is tens of MB in a debug build), which as fermatad prints a
+        // configuration; bin/fermatad is a link to it, as build-for-board.sh makes it.
+        let path = top + "/bin/fermata"
+        try "#!/bin/sh\necho '# fermata stand-in'\necho '#music = \"/srv/music\"'\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: path)
+        try FileManager.default.createSymbolicLink(atPath: top + "/bin/fermatad", withDestinationPath: "fermata")
         for folder in ["boards", "deploy"] {
             try FileManager.default.copyItem(atPath: Self.project + "/" + folder, toPath: top + "/" + folder)
         }
@@ -133,7 +133,8 @@ import TestSupport
                                                "--from-artifact", dir.file("a.tar.gz"), "--board", "rpi-5"])
         #expect(real.status == 0, "\(real.output)")
         let installed = try String(contentsOfFile: root.file("usr/local/bin/fermatad"), encoding: .utf8)
-        #expect(installed.contains("fermatad stand-in"), "the artifact's fermatad, not a build: \(installed)")
+        #expect(installed.contains("fermata stand-in"), "the artifact's program, not a build: \(installed)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: root.file("usr/local/bin/fermatad")) == "fermata")
         #expect(try String(contentsOfFile: root.file("etc/fermata/fermata.toml"), encoding: .utf8)
             .contains("music = \"/srv/music\""))
         #expect(!real.output.contains("systemctl restart"), "a first install only starts: \(real.output)")

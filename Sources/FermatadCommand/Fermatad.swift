@@ -7,9 +7,13 @@ import Logging
 
 /// `fermatad`: the Fermata daemon. Configuration from a file (default /etc/fermata/fermata.toml, optional) with
 /// command-line overrides; a configuration error stops it with the file, line and key (exit status 78).
-@main
-struct Fermatad: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+///
+/// Run by the `fermatad` program, and by the installed `fermata` program when it is called as `fermatad` (one binary
+/// for both, so a board carries the Swift and Foundation runtime once).
+public struct Fermatad: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "fermatad", abstract: "The Fermata daemon: gapless playback, resume after power loss, MPD protocol.")
 
     @Option(help: "Configuration file (default /etc/fermata/fermata.toml, used when present).")
@@ -30,7 +34,7 @@ struct Fermatad: AsyncParsableCommand {
     @Option(help: ArgumentHelp("With --detect-board: the model file (default /sys/firmware/devicetree/base/model).",
                                valueName: "file")) var modelFile: String?
 
-    func run() async throws {
+    public func run() async throws {
         let started = ContinuousClock.now
         if printDefaultConfig {
             print(DaemonConfig.documentedDefaults(), terminator: "")
