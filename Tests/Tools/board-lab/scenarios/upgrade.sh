@@ -126,7 +126,10 @@ check installed_is_N1 test "$installed" = "$v_new ii "
 exe=$(readlink "/proc/$pid2/exe")
 result "upgrade.pid_before=$pid1 upgrade.pid_after=$pid2 upgrade.exe_after=\"$exe\"" \
     "upgrade.main_start=\"$(systemctl show -p ExecMainStartTimestamp --value fermata.service)\""
-check new_process_runs_installed_binary sh -c "[ \"$exe\" = /usr/bin/fermatad ] && [ \"\$(stat -L -c %i /proc/$pid2/exe)\" = \"\$(stat -c %i /usr/bin/fermatad)\" ]"
+# /usr/bin/fermatad is the program itself (two-program packages) or a link to fermata (one program for both roles):
+# the new process runs whichever file it resolves to now, not the unpacked-over old one.
+program=$(readlink -f /usr/bin/fermatad)
+check new_process_runs_installed_binary sh -c "[ \"$exe\" = \"$program\" ] && [ \"\$(stat -L -c %i /proc/$pid2/exe)\" = \"\$(stat -L -c %i /usr/bin/fermatad)\" ]"
 check started_after_apt_began awk -v s="$(systemctl show -p ExecMainStartTimestampMonotonic --value fermata.service)" -v t="$t0" 'BEGIN { exit !(s / 1e6 > t) }'
 check old_process_gone test ! -d "/proc/$pid1"
 # The old fermatad kept playing through the unpack (prerm does not stop it on an upgrade) on the replaced inode.
