@@ -109,7 +109,8 @@ import TestSupport
                                              [clone + "/deploy/install.sh", "--dry-run", "--board", "rpi-4"])
         #expect(status == 0, "\(output)")
         #expect(output.contains("+ swift build --package-path \(clone) -c release"), "\(output)")
-        #expect(output.contains("+ install -m 0755 -D \(clone)/.build/release/fermatad /usr/local/bin/fermatad"))
+        #expect(output.contains("+ install -m 0755 -D \(clone)/.build/release/fermata /usr/local/bin/fermata"), "\(output)")
+        #expect(output.contains("+ ln -sfn fermata /usr/local/bin/fermatad"), "one program: \(output)")
         #expect(output.contains("fermatad --print-default-config"), "the configuration step is printed, not run")
         #expect(!FileManager.default.fileExists(atPath: clone + "/.build"), "a dry run builds nothing")
     }
