@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import Library
 import Testing
 import TestSupport
@@ -63,5 +64,29 @@ struct ScopedScanTests {
         #expect(one.filesSeen == count && one.updated == 1)
         #expect(try await library.scan(under: "/").filesSeen == LibraryFixture.count)
         #expect(try await library.scan(under: "").filesSeen == LibraryFixture.count)
+    }
+}
+
+/// Whoever sees a scan's phase `finished` finds that scan's summary as the last one (`scan_status` reads the two one
+/// after the other; `fermata scan` failed a scan that had succeeded when it read "finished" before the summary was
+/// kept, as a loaded CI run showed).
+@Suite("Scan end")
+struct ScanEndTests {
+    @Test func theFinishedPhaseComesAfterItsSummary() async throws {
+        let fixture = try LibraryFixture()
+        let library = try fixture.openLibrary()
+        let stop = Atomic<Bool>(false)
+        let mismatches = Atomic<Int>(0)
+        let watcher = Thread {
+            while !stop.load(ordering: .relaxed) {
+                let progress = library.progress
+                guard progress.phase == .finished else { continue }
+                if (library.lastScan?.job ?? 0) < progress.job { mismatches.add(1, ordering: .relaxed) }
+            }
+        }
+        watcher.start()
+        for _ in 0..<40 { _ = try await library.scan() }
+        stop.store(true, ordering: .relaxed)
+        #expect(mismatches.load(ordering: .relaxed) == 0)
     }
 }

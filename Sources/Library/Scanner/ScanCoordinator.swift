@@ -75,8 +75,11 @@ final class ScanCoordinator: Sendable {
     ) throws -> ScanSummary {
         switch result {
         case let .success(summary):
-            progress.enter(.finished)
+            // The summary first: whoever sees the phase `finished` (a `scan_status` follower) must find this scan's
+            // summary as the last one. The other order let `fermata scan` under load read "finished" with the previous
+            // summary and report its own scan as failed.
             state.withLock { $0.last = summary }
+            progress.enter(.finished)
             logger.info("library scan \(job) (\(mode.rawValue)) done", metadata: [
                 "seconds": "\(summary.seconds)", "seen": "\(summary.filesSeen)", "opened": "\(summary.filesOpened)",
                 "added": "\(summary.added)", "updated": "\(summary.updated)", "removed": "\(summary.removed)",
