@@ -21,10 +21,11 @@ public enum FrameTime {
         return overflow ? maxFrame : min(maxFrame, product / 1000)
     }
 
-    /// `frames` at `rate` in milliseconds, rounded (0 at an unknown rate).
+    /// `frames` at `rate` in milliseconds, rounded (0 at an unknown rate), within ±`maxFrame` so it cannot trap.
     public static func milliseconds(frames: Int64, rate: Int) -> Int64 {
         guard rate > 0 else { return 0 }
-        return Int64((Double(frames) / Double(rate) * 1000).rounded())
+        let value = (Double(frames) / Double(rate) * 1000).rounded()
+        return Int64(max(-Double(maxFrame), min(Double(maxFrame), value)))
     }
 
     /// A signed frame offset for `milliseconds` at `rate`, clamped to ±`maxFrame`.

@@ -60,8 +60,9 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
                 self = .loopLastBars(bars)
                 return
             }
-            if text.hasPrefix("transpose"), let cents = Transposition.cents(semitones: text.dropFirst(9)), cents != 0,
-               text.dropFirst(9).first == "+" || text.dropFirst(9).first == "-" {
+            // transpose+N / transpose-N: signed semitones, two decimals at most.
+            if text.hasPrefix("transpose"), let sign = text.dropFirst(9).first, sign == "+" || sign == "-",
+               let cents = Transposition.cents(semitones: text.dropFirst(9)), cents != 0 {
                 self = .transpose(cents: cents)
                 return
             }

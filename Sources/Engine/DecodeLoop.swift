@@ -118,8 +118,8 @@ final class DecodeLoop {
         let frameBytes = device.bytesPerFrame, channels = device.channels
         let frames = bytes.count / frameBytes
         let clicks = clickStretch(at: shared.ring.writePosition, device: device)
-        var clicking = clickVoice != nil
-        if !clicking, let clicks { clicks.grid.forEachOnset(start: clicks.start, ratio: clicks.ratio, count: frames) { _, _ in clicking = true } }
+        let clicking = clickVoice != nil
+            || clicks.map { $0.grid.hasOnset(start: $0.start, ratio: $0.ratio, count: frames) } == true
         var offset = 0
         while offset < frames && (overlay != nil || clicking) {
             let n = min(frames - offset, DecoderMachine.chunkFrames)
@@ -152,8 +152,7 @@ final class DecodeLoop {
     /// Where the beats of the track being written fall from ring position `position` on: its grid, the source frame
     /// there and the source frames per device frame, the click's level and length; nil with no click over the track,
     /// no usable beat, or while the position holds.
-    private func clickStretch(at position: Int, device: AudioFormat)
-        -> (grid: ClickGrid, start: Double, ratio: Double, level: Float, length: Int)? {
+    private func clickStretch(at position: Int, device: AudioFormat) -> ClickStretch? {
         guard let metronome, let source = converter.source, let stretch = timeline.stretch(at: position),
               stretch.ratio > 0 else { return nil }
         let entry = stretch.item.entryID
@@ -162,15 +161,16 @@ final class DecodeLoop {
               let grid = ClickGrid(beat: beat, sourceRate: source.sampleRate, beatsPerBar: metronome.plan.beatsPerBar)
         else { return nil }
         // 30 ms, or half a beat when beats come faster.
-        let length = max(1, min(device.sampleRate * 30 / 1000, Int(grid.interval / stretch.ratio / 2)))
-        return (grid, stretch.frame, stretch.ratio, Float(metronome.plan.level), length)
+        let halfBeat = min(Double(device.sampleRate), grid.interval / stretch.ratio / 2)
+        let length = max(1, min(device.sampleRate * 30 / 1000, halfBeat.isFinite ? Int(halfBeat) : 1))
+        return ClickStretch(grid: grid, start: stretch.frame, ratio: stretch.ratio, level: Float(metronome.plan.level),
+                            length: length)
     }
 
     /// Adds the clicks whose onsets fall in device frames `from..<from + frames` of the stretch `clicks` describes
     /// (and the rest of a click begun earlier) to `scratch`.
     private func mixClicks(into scratch: UnsafeMutablePointer<Float>, frames: Int, channels: Int, rate: Int,
-                           clicks: (grid: ClickGrid, start: Double, ratio: Double, level: Float, length: Int),
-                           from: Int) {
+                           clicks: ClickStretch, from: Int) {
         var voice = clickVoice
         var next = 0
         let start = clicks.start + Double(from) * clicks.ratio

@@ -71,6 +71,13 @@ struct ClickGrid: Equatable {
         }
     }
 
+    /// Whether a beat's onset falls in that stretch (`forEachOnset` would call its body).
+    func hasOnset(start: Double, ratio: Double, count: Int) -> Bool {
+        var found = false
+        forEachOnset(start: start, ratio: ratio, count: count) { _, _ in found = true }
+        return found
+    }
+
     /// Device frames from source frame `start` to the next beat at or after it, at `ratio` source frames per device
     /// frame (a count-in that lines up with the grid is this much shorter).
     func framesToNextBeat(from start: Double, ratio: Double) -> Int {
@@ -78,8 +85,18 @@ struct ClickGrid: Equatable {
         let next = ((start - first) / interval).rounded(.up)
         guard next.isFinite, abs(next) < 1e12 else { return 0 }
         let frames = (first + next * interval - start) / ratio
-        return frames.isFinite ? max(0, Int(frames.rounded())) : 0
+        return frames.isFinite && abs(frames) < 1e12 ? max(0, Int(frames.rounded())) : 0
     }
+}
+
+/// Where the beats of the track being written fall from one ring position on: its grid, the source frame there, the
+/// source frames per device frame, and the click's level and length (device frames). The decoder thread's.
+struct ClickStretch {
+    var grid: ClickGrid
+    var start: Double
+    var ratio: Double
+    var level: Float
+    var length: Int
 }
 
 /// One click sounding: how far into it the output is.

@@ -43,6 +43,17 @@ public struct PracticeSection: Sendable, Hashable {
         return nil
     }
 
+    /// A section with its ends given in seconds (the protocol's and the CLI's), rounded to the millisecond; nil when
+    /// either is not finite or past 24 hours (no conversion can trap). `problem` checks the rest.
+    public init?(name: String, startSeconds: Double, endSeconds: Double, passes: Int?, tempoPercent: Int?) {
+        let limit = Double(Self.maxMilliseconds) / 1000
+        guard startSeconds.isFinite, endSeconds.isFinite, abs(startSeconds) <= limit, abs(endSeconds) <= limit else {
+            return nil
+        }
+        self.init(name: name, startMilliseconds: Int64((startSeconds * 1000).rounded()),
+                  endMilliseconds: Int64((endSeconds * 1000).rounded()), passes: passes, tempoPercent: tempoPercent)
+    }
+
     /// Whether this section's ends are `loop`'s, to the millisecond the frame rounding may move them.
     public func matches(startMilliseconds start: Int64, endMilliseconds end: Int64) -> Bool {
         abs(start - startMilliseconds) <= 1 && abs(end - endMilliseconds) <= 1

@@ -33,9 +33,10 @@ struct SectionCommand: ParsableCommand {
                   b.direction == .absolute, b.seconds > a.seconds else {
                 throw ValidationError("use: section add NAME A B with 0 <= A < B, in seconds or m:ss")
             }
-            let section = PracticeSection(name: words[1], startMilliseconds: Int64((a.seconds * 1000).rounded()),
-                                          endMilliseconds: Int64((b.seconds * 1000).rounded()), passes: passes,
-                                          tempoPercent: tempo)
+            guard let section = PracticeSection(name: words[1], startSeconds: a.seconds, endSeconds: b.seconds,
+                                                passes: passes, tempoPercent: tempo) else {
+                throw ValidationError("a section runs from 0 or later to a later end, within 24 hours")
+            }
             if let problem = section.problem { throw ValidationError(problem) }
             let tail = (passes.map { " \($0)" } ?? (tempo == nil ? "" : " forever")) + (tempo.map { " \($0)" } ?? "")
             return "section_add \(ControlConnection.quote(words[1])) \(a.seconds) \(b.seconds)" + tail

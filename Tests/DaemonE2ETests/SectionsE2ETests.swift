@@ -6,6 +6,13 @@ import TestSupport
 /// next; the CLI's list; bad input refused with a reason; the time spent in a section reported under its name by
 /// `practice`, `fermata practice` and `fermata practice --csv`.
 @Suite struct SectionsE2ETests {
+    /// The seconds `practice` reports in the loop region named `section` (0 when there is none yet).
+    static func seconds(in section: String, _ report: MPDReply) -> Double {
+        guard let at = report.pairs.firstIndex(where: { $0.key == "section" && $0.value == section }),
+              let line = report.pairs[at...].first(where: { $0.key == "seconds" }) else { return 0 }
+        return Double(line.value) ?? 0
+    }
+
     @Test func sectionsThroughTheProtocolAndTheCLI() async throws {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add \"\(MusicFixture.uno.path)\"")
@@ -46,7 +53,11 @@ import TestSupport
             let bad = try await daemon.fermata("section", "add", "x", "2", "1")
             #expect(bad.status == 64, "\(bad)")
 
-            try await Task.sleep(for: .seconds(2))  // practice in the bridge
+            // Practice in the bridge until the statistics hold 1.5 s of it (a condition, not a fixed wait).
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Self.seconds(in: "bridge", try await daemon.ok("practice")) < 1.5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
             try await daemon.ok("stop")
             let report = try await daemon.ok("practice")
             // Most practised first: the bridge; the moments in the others count under their names too.

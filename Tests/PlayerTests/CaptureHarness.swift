@@ -36,6 +36,15 @@ struct CaptureHarness {
         let data = FileManager.default.contents(atPath: path) ?? Data()
         return ([UInt8](data), player)
     }
+
+    /// Writes `samples` (stereo, 16-bit, 44.1 kHz) as a FLAC file in the harness's folder and plays it as `play` does.
+    func play(
+        samples: [Int32], startsItself: Bool = false, prepare: (Player, [EntryID]) async throws -> Void = { _, _ in }
+    ) async throws -> (bytes: [UInt8], player: Player) {
+        let path = directory.file("piece.flac")
+        try FLACFixture.write(path: path, samples: samples, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        return try await play([path], startsItself: startsItself, prepare: prepare)
+    }
 }
 
 struct TimedOut: Error {}

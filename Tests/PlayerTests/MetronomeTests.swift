@@ -28,12 +28,10 @@ import Testing
 
     static func playSilence(seconds: Double, prepare: @escaping (Player, [EntryID]) async throws -> Void)
         async throws -> [Int32] {
-        let harness = try CaptureHarness()
-        let path = harness.directory.file("silence.flac")
-        let frames = Int(seconds * 44_100)
-        try FLACFixture.write(path: path, samples: [Int32](repeating: 0, count: frames * 2), channels: 2,
-                              bitsPerSample: 16, sampleRate: 44_100)
-        let (bytes, _) = try await harness.play([path], startsItself: true) { player, ids in try await prepare(player, ids) }
+        let silence = [Int32](repeating: 0, count: Int(seconds * 44_100) * 2)
+        let (bytes, _) = try await CaptureHarness().play(samples: silence, startsItself: true) { player, ids in
+            try await prepare(player, ids)
+        }
         return int16Samples(bytes)
     }
 

@@ -21,9 +21,7 @@ import Testing
         var harness = try CaptureHarness()
         harness.config.loopCrossfadeMilliseconds = 0
         let signal = TestSignal.sweep(frames: 60_000, channels: 2, bits: 16, seed: 29)
-        let path = harness.directory.file("piece.flac")
-        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let (bytes, _) = try await harness.play([path], startsItself: true) { player, ids in
+        let (bytes, _) = try await harness.play(samples: signal, startsItself: true) { player, ids in
             try await player.perform(.setSections(entry: ids[0], Self.sections))
             try await player.perform(.playSection(.index(index)))
         }

@@ -45,11 +45,8 @@ import Testing
     }
 
     @Test func backAtOneHundredPercentIsBitExact() async throws {
-        let harness = try CaptureHarness()
         let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 71)
-        let path = harness.directory.file("s.flac")
-        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let (bytes, _) = try await harness.play([path]) { player, _ in
+        let (bytes, _) = try await CaptureHarness().play(samples: signal) { player, _ in
             try await player.perform(.setTempo(percent: 70))
             try await player.perform(.setTempo(percent: 100))
         }
@@ -57,11 +54,7 @@ import Testing
     }
 
     @Test func outOfRangeTempoIsRefusedAndButtonsClamp() async throws {
-        let harness = try CaptureHarness()
-        let path = harness.directory.file("s.flac")
-        try FLACFixture.write(path: path, samples: Self.tone(frames: 4_410), channels: 2, bitsPerSample: 16,
-                              sampleRate: 44_100)
-        _ = try await harness.play([path]) { player, _ in
+        _ = try await CaptureHarness().play(samples: Self.tone(frames: 4_410)) { player, _ in
             await #expect(throws: Player.ActionError.self) { try await player.perform(.setTempo(percent: 200)) }
             for _ in 0..<12 { try await player.perform(.changeTempo(by: -5)) }
             #expect(await player.status().tempoPercent == 50)

@@ -16,12 +16,8 @@ import Testing
     }
 
     static func playTone(cents: Int, tempo: Int = 100) async throws -> (frames: Int, captured: [Int32], status: PlayerStatus) {
-        let harness = try CaptureHarness()
         let frames = 88_200
-        let path = harness.directory.file("tone.flac")
-        try FLACFixture.write(path: path, samples: TempoTests.tone(frames: frames), channels: 2, bitsPerSample: 16,
-                              sampleRate: 44_100)
-        let (bytes, player) = try await harness.play([path]) { player, _ in
+        let (bytes, player) = try await CaptureHarness().play(samples: TempoTests.tone(frames: frames)) { player, _ in
             try await player.perform(.setTranspose(cents: cents))
             if tempo != 100 { try await player.perform(.setTempo(percent: tempo)) }
         }
@@ -54,11 +50,8 @@ import Testing
     }
 
     @Test func backAtZeroIsBitExact() async throws {
-        let harness = try CaptureHarness()
         let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 73)
-        let path = harness.directory.file("s.flac")
-        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let (bytes, _) = try await harness.play([path]) { player, _ in
+        let (bytes, _) = try await CaptureHarness().play(samples: signal) { player, _ in
             try await player.perform(.setTranspose(cents: 300))
             try await player.perform(.setTranspose(cents: 0))
         }
@@ -66,11 +59,7 @@ import Testing
     }
 
     @Test func outOfRangeIsRefusedAndButtonsClamp() async throws {
-        let harness = try CaptureHarness()
-        let path = harness.directory.file("s.flac")
-        try FLACFixture.write(path: path, samples: TempoTests.tone(frames: 4_410), channels: 2, bitsPerSample: 16,
-                              sampleRate: 44_100)
-        _ = try await harness.play([path]) { player, _ in
+        _ = try await CaptureHarness().play(samples: TempoTests.tone(frames: 4_410)) { player, _ in
             await #expect(throws: Player.ActionError.self) { try await player.perform(.setTranspose(cents: 1251)) }
             await #expect(throws: Player.ActionError.self) { try await player.perform(.setTranspose(cents: Int.min)) }
             for _ in 0..<30 { try await player.perform(.changeTranspose(by: 50)) }

@@ -107,8 +107,10 @@ enum FermataCommands {
         }
         let tempo = c.argument(4) == nil
             ? nil : try ArgumentParser.percent(c.arguments[4], in: 50...150, "a section's tempo is 50-150 %")
-        let section = PracticeSection(name: c.arguments[0], startMilliseconds: Int64((start * 1000).rounded()),
-                                      endMilliseconds: Int64((end * 1000).rounded()), passes: passes, tempoPercent: tempo)
+        guard let section = PracticeSection(name: c.arguments[0], startSeconds: start, endSeconds: end, passes: passes,
+                                            tempoPercent: tempo) else {
+            throw MPDError.badArgument("a section runs from 0 or later to a later end, within 24 hours")
+        }
         if let problem = section.problem { throw MPDError.badArgument(problem) }
         _ = try await c.backend.editSections(.add(section))
     }
