@@ -6,7 +6,7 @@ import FermataCore
 /// `tempo-5`, `transpose+1`, `transpose-0.5` (semitones, two decimals at most), `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
 /// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `loop-last-2-bars` (the last 2 bars of 4 beats at
 /// the track's beat), `tap-tempo`, `section-next`, `section-previous`, `section-save` (the A–B loop as the track's next
-/// section), `announce`, `shutdown`, `none`. A value; any thread.
+/// section), `metronome` (the click over the track on or off), `announce`, `shutdown`, `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -30,6 +30,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case sectionNext, sectionPrevious
     /// Save the A–B loop as a section of the track (the daemon's practice store does it).
     case sectionSave
+    /// The click over the track on or off (`metronome`).
+    case metronome
     /// Say what is playing.
     case announce
     /// Power the box off (a long hold; off by default).
@@ -53,6 +55,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "section-next": self = .sectionNext
         case "section-previous", "section-prev": self = .sectionPrevious
         case "section-save": self = .sectionSave
+        case "metronome": self = .metronome
         case "shutdown": self = .shutdown
         default:
             if text.hasPrefix("loop-last-"), text.hasSuffix("-bars"),
@@ -108,6 +111,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .sectionNext: "section-next"
         case .sectionPrevious: "section-previous"
         case .sectionSave: "section-save"
+        case .metronome: "metronome"
         case .announce: "announce"
         case .shutdown: "shutdown"
         }
@@ -157,6 +161,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .tapTempo: .tapTempo(atNanoseconds: time)
         case .sectionNext: .playSection(.next)
         case .sectionPrevious: .playSection(.previous)
+        case .metronome: .toggleMetronome
         case let .tempo(p): .changeTempo(by: p)
         case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)

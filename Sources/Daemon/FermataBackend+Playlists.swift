@@ -6,14 +6,18 @@ extension FermataBackend {
 
     public func storedPlaylistSongs(_ name: String) async throws -> [SongInfo] {
         var songs: [SongInfo] = []
-        for uri in try playlists.read(name) { songs.append(await song(uri: uri) ?? SongInfo(uri: uri)) }
+        for line in try playlists.read(name) {
+            var song = await song(uri: line.uri) ?? SongInfo(uri: line.uri)
+            song.span = line.span
+            songs.append(song)
+        }
         return songs
     }
 
     public func editStoredPlaylist(_ name: String, _ edit: StoredPlaylistEdit) async throws {
         switch edit {
         case let .saveQueue(mode):
-            let queue = await player.queueView().queue.entries.map(\.uri)
+            let queue = await player.queueView().queue.entries.map { PlaylistLine(uri: $0.uri, span: $0.span) }
             let exists = playlists.exists(name)
             switch mode {
             case .create:
@@ -28,7 +32,7 @@ extension FermataBackend {
             var uris = playlists.exists(name) ? try playlists.read(name) : []
             // MPD's PlaylistFileEditor::Insert: a position past the end is refused (an append needs none).
             if let position, position > uris.count { throw MPDError(.argument, "Bad position") }
-            let added = try await resolve(.uri(uri, recursive: true))
+            let added = try await resolve(.uri(uri, recursive: true)).map { PlaylistLine(uri: $0) }
             let at = position ?? uris.count
             uris.insert(contentsOf: added, at: at)
             try playlists.write(name, uris)

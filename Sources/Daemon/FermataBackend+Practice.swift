@@ -14,6 +14,20 @@ extension FermataBackend {
         }
     }
 
+    /// The sections of the track at `uri` (its practice memory).
+    public func sections(of uri: String) async throws -> [PracticeSection] {
+        guard let practice else { throw MPDError(.unknown, "sections are not kept here") }
+        return try await practice.sections(path: uri)
+    }
+
+    /// A stored playlist's part as it plays now: a section it names as the track's practice memory has it today (edited
+    /// since the playlist was saved: as edited), else as the playlist wrote it (the section deleted, or no memory).
+    func currentSpan(_ line: PlaylistLine) async throws -> PlaySpan? {
+        guard let span = line.span, let name = span.section, practice != nil,
+              let section = try? await sections(of: line.uri).first(where: { $0.name == name }) else { return line.span }
+        return PlaySpan(section: section)
+    }
+
     public func editSections(_ edit: SectionEdit) async throws -> [PracticeSection] {
         guard let practice else { throw MPDError(.unknown, "sections are not kept here") }
         do {

@@ -33,6 +33,12 @@ extension FermataBackend {
             song.queuePosition = position
             song.queueID = entry.id
             song.priority = entry.priority
+            if let span = entry.span {
+                song.span = span
+                // MPD's duration of a ranged song: the range's length (to the file's end when open).
+                let end = span.endMilliseconds.map { Double($0) / 1000 } ?? song.duration
+                song.duration = end.map { max(0, $0 - Double(span.startMilliseconds) / 1000) }
+            }
             songs.append(song)
         }
         if case let .matching(filter) = query {
@@ -73,6 +79,8 @@ extension FermataBackend {
                 try await player.setPriority(priority, resolving: { view in
                     try targets.map { try Self.priorityRange($0, view) }
                 })
+            case let .setRange(id, span):
+                try await player.setSpan(span, of: id)
             }
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)
@@ -84,11 +92,12 @@ extension FermataBackend {
     /// Appending needs no look at the queue (a list of 10,000 `add`s: no queue view built for each).
     private func add(_ source: QueueSource, at position: QueueInsertPosition) async throws -> [EntryID] {
         let files = try await queueFiles(try await resolveFiles(source))
+        let spans = files.contains { $0.span != nil } ? files.map(\.span) : []
         if position == .end {
-            return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain),
+            return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), spans: spans,
                                            resolvingPosition: { _ in nil })
         }
-        return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain),
+        return try await player.insert(uris: files.map(\.uri), replayGain: files.map(\.replayGain), spans: spans,
                                        resolvingPosition: { try Self.insertionIndex(position, $0) })
     }
 
@@ -178,12 +187,14 @@ extension FermataBackend {
     struct SourceFile {
         var uri: String
         var replayGain: ReplayGainInfo?
+        /// The part of the file to play (a stored playlist's range or section), nil: all of it.
+        var span: PlaySpan?
     }
 
     /// The queue entries for `files`: each one's ReplayGain from the library (one database read for all those not
     /// known yet), and for a file the library does not know, its tags read on `BlockingWork` — never inside the
     /// player actor.
-    func queueFiles(_ files: [SourceFile]) async throws -> [(uri: String, replayGain: ReplayGainInfo)] {
+    func queueFiles(_ files: [SourceFile]) async throws -> [(uri: String, replayGain: ReplayGainInfo, span: PlaySpan?)] {
         let missing = files.filter { $0.replayGain == nil }.map(\.uri)
         var known: [String: ReplayGainInfo] = [:]
         for (uri, gain) in zip(missing, try await library.replayGains(paths: missing)) { known[uri] = gain }
@@ -192,7 +203,7 @@ extension FermataBackend {
             Dictionary(unknown.map { ($0.uri, (try? TagReader.read(path: $0.path))?.replayGain ?? ReplayGainInfo()) },
                        uniquingKeysWith: { first, _ in first })
         }
-        return files.map { ($0.uri, $0.replayGain ?? known[$0.uri] ?? read[$0.uri] ?? ReplayGainInfo()) }
+        return files.map { ($0.uri, $0.replayGain ?? known[$0.uri] ?? read[$0.uri] ?? ReplayGainInfo(), $0.span) }
     }
 
     /// The files a queue source names, checked against the music directory.
@@ -223,8 +234,17 @@ extension FermataBackend {
             return try await songs(query).map { SourceFile(uri: $0.uri) }
         case let .storedPlaylist(name, range):
             let store = playlists
-            let uris = try await BlockingWork.run { try store.read(name) }
-            return (range.map { Array(uris[$0.clamped(to: uris.count)]) } ?? uris).map { SourceFile(uri: $0) }
+            let lines = try await BlockingWork.run { try store.read(name) }
+            var files: [SourceFile] = []
+            for line in range.map({ Array(lines[$0.clamped(to: lines.count)]) }) ?? lines {
+                files.append(SourceFile(uri: line.uri, span: try await currentSpan(line)))
+            }
+            return files
+        case let .part(uri, span):
+            // One song: a part of a folder means nothing.
+            let files = try await resolveFiles(.uri(uri, recursive: false))
+            guard files.count == 1, files[0].uri == uri else { throw MPDError.noSuchSong() }
+            return [SourceFile(uri: uri, replayGain: files[0].replayGain, span: span)]
         }
     }
 

@@ -196,6 +196,7 @@ public final class FermataBackend: MPDBackend {
         case .emptyQueue: MPDError(.playerSync, "The queue is empty")
         case .notPlaying: MPDError(.playerSync, "Not playing")
         case .queueFull: MPDError(.playlistMax, "Playlist is too large")  // MPD's words and code
+        case .currentEntryLocked: MPDError(.permission, "Cannot edit the current song")  // MPD's PlaylistResult::DENIED
         default: MPDError(.argument, error.description)
         }
     }

@@ -3,8 +3,9 @@ import Glibc
 import MPDProtocol
 import StateDatabase
 
-/// Stored playlists as `.m3u` files (one URI per line, LF or CRLF) in `<state>/playlists`: readable and editable by
-/// hand (a line outside the music directory is skipped), and
+/// Stored playlists as `.m3u` files (one URI per line, LF or CRLF; a range or a practice section as a comment before
+/// its URI, `PlaylistLine`) in `<state>/playlists`: readable and editable by hand (a line outside the music directory
+/// is skipped), and
 /// written crash-safely (temporary file, fsync, rename, fsync of the directory) so a power cut leaves either the old or
 /// the new list. Threads: any (each call works on whole files; the last rename wins).
 public struct PlaylistStore: Sendable {
@@ -32,24 +33,20 @@ public struct PlaylistStore: Sendable {
     /// 100 MB file used to be read whole (4.7 GB at its peak while loading).
     static let maxFileBytes = 32 << 20
 
-    public func read(_ name: String) throws -> [String] {
+    public func read(_ name: String) throws -> [PlaylistLine] {
         var info = stat()
         if stat(path(name), &info) == 0, Int(info.st_size) > Self.maxFileBytes {
             throw MPDError(.playlistMax, "Playlist is too large")
         }
         guard let data = FileManager.default.contents(atPath: path(name)) else { throw MPDError.noSuchPlaylist() }
-        // `isNewline`, not "\n": a CRLF file (written on Windows) has "\r\n", one Character that "\n" never matches,
-        // so the whole file was read as one entry.
         // A hand-edited line that points outside the music directory (`/etc/…`, `../…`) or holds a NUL is skipped,
         // as `add` refuses it: it used to be loaded and played, and a NUL went out in protocol answers.
-        return String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && !$0.hasPrefix("#") && URIValidator.isSafe($0) }
+        return PlaylistLine.parse(String(decoding: data, as: UTF8.self), isSafe: URIValidator.isSafe)
     }
 
-    public func write(_ name: String, _ uris: [String]) throws {
+    public func write(_ name: String, _ lines: [PlaylistLine]) throws {
         let temporary = path(name) + ".tmp"
-        let text = uris.map { $0 + "\n" }.joined()
+        let text = lines.map(\.text).joined()
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw MPDError(.system, "cannot write playlist: \(String(cString: strerror(errno)))") }
         let ok = text.utf8CString.withUnsafeBufferPointer { buffer in

@@ -27,6 +27,8 @@ struct DecoderMachine {
         var position: Int64
         /// Loop seams passed since the loop was set.
         var passes = 0
+        /// The part of the file the entry plays (nil: all of it, once).
+        var span: SpanFrames?
     }
 
     /// What follows the track being decoded.
@@ -49,6 +51,11 @@ struct DecoderMachine {
     private(set) var device: AudioFormat?
     /// Playback speed (1 = normal); the converter follows it.
     private(set) var tempo = 1.0
+    /// The listener's speed: entries without a tempo of their own play at it (`tempo` differs while one with its own
+    /// plays).
+    private(set) var listenerTempo = 1.0
+    /// An entry with a tempo of its own whose tempo the listener changed while it played: it plays on at theirs.
+    private var tempoOverridden: EntryID?
     /// Transposition in semitones (0 = none); the converter follows it.
     private(set) var pitch = 0.0
     /// The click over the track (the environment mixes it; the count-in lines up with its grid).
@@ -84,7 +91,10 @@ struct DecoderMachine {
         case let .trackAnnouncement(entry, speech, duck): announcements.prepare(.init(speech: speech, duck: duck), for: entry)
         case let .setUpcoming(after, item): setUpcoming(after: after, item, env)
         case let .setLoop(entry, region): setLoop(entry: entry, region, env)
-        case let .setTempo(tempo): changeTempo(tempo, env)
+        case let .setTempo(tempo):
+            listenerTempo = tempo
+            changeTempo(tempo, env)
+            if case let .decoding(cursor, _) = phase, cursor.item.ownTempo != nil { tempoOverridden = cursor.item.entryID }
         case let .setPitch(semitones): changePitch(semitones, env)
         case let .setMetronome(setting):
             metronome = setting
@@ -92,7 +102,10 @@ struct DecoderMachine {
         case let .setTrainer(trainer):
             practice.trainer = trainer
             resetPasses()
-            if let trainer { changeTempo(trainer.start, env) }
+            if let trainer {
+                listenerTempo = trainer.start
+                changeTempo(trainer.start, env)
+            }
         case .stop: stop(env)
         }
     }
@@ -113,6 +126,19 @@ struct DecoderMachine {
             env.resume()
             failed(item, error.description, env)
             return
+        }
+        // An entry playing part of its file starts no earlier than its span.
+        var frame = frame
+        if let span = item.span.map({ SpanFrames($0, rate: source.sampleRate) }), frame < span.start {
+            do throws(DecoderError) {
+                try env.seek(to: span.start)
+                frame = span.start
+            } catch {
+                flush(.drop, open: nil, env)
+                env.resume()
+                failed(item, error.description, env)
+                return
+            }
         }
         let wanted = deviceFormat(for: source, env)
         let needsReopen = device.map { !$0.isDeviceCompatible(with: wanted) && isFollowing } ?? false
@@ -144,7 +170,8 @@ struct DecoderMachine {
         case let .decoding(cursor, _):
             // The decoder already moved past `entry` into a successor the player no longer wants: splice at the
             // listener's position if it is still in `entry`.
-            guard cursor.item.entryID != item?.entryID, env.timelineContains(entry) else { return }
+            // (The same entry with another span or gain is another item: `rangeid` on the entry queued next.)
+            guard cursor.item != item, env.timelineContains(entry) else { return }
             if let heard = flush(.splice, open: nil, env).heard {
                 reposition(heard, env)
                 if case let .decoding(now, _) = phase, now.item.entryID == entry {
@@ -226,12 +253,20 @@ struct DecoderMachine {
         if !inserts.isEmpty, writeInsert(env) { return }
         guard case .decoding(var cursor, let next) = phase, let device else { return }
         let region = practice.region(entry: cursor.item.entryID, position: cursor.position, passes: cursor.passes)
+            ?? cursor.span?.loop(position: cursor.position, seams: cursor.passes)
         if let region, cursor.position >= region.end {
             _ = loopSeam(region, env)
             return
         }
+        // The span's end is the track's end: the hand-over to the next entry happens there, gaplessly.
+        let end = cursor.span?.end
+        if let end, cursor.position >= end {
+            trackFinished(env)
+            return
+        }
         var frames = Self.chunkFrames
         if let region { frames = min(frames, Int(region.end - cursor.position)) }
+        if let end { frames = min(frames, Int(end - cursor.position)) }
         switch env.decode(maxFrames: frames, device: device) {
         case let .written(n):
             cursor.position += Int64(n)
@@ -286,6 +321,7 @@ struct DecoderMachine {
     /// The speed trainer's step: the stretcher keeps its state, so the pass that follows is as seamless as any other.
     private mutating func trainAtSeam(passes: Int, _ env: some DecoderEnvironment) {
         guard let next = practice.trainedTempo(afterPass: passes, tempo: tempo) else { return }
+        listenerTempo = next
         setTempo(next, continuous: true, env)
         env.emit(.tempoChanged(next))
     }
@@ -327,14 +363,21 @@ struct DecoderMachine {
             return
         }
         let source: AudioFormat
+        let first: Int64
         do throws(DecoderError) {
             source = try env.openDecoder(item, at: nil)
+            first = item.span.map { SpanFrames($0, rate: source.sampleRate).start } ?? 0
+            if first > 0 { try env.seek(to: first) }
         } catch {
             failed(item, error.description, env)
             return
         }
-        if env.converterNeedsDrain(before: source) { env.drainConverter() }
-        let start = SourcePoint(item: item, frame: 0)
+        // Another tempo from here on (an entry with its own, or the listener's again after one): what the stretcher
+        // holds of this track is written first, and the next starts clean (at the listener's 100 %, bit-exact).
+        let tempoChanges = tempo(for: item) != tempo
+        if env.converterNeedsDrain(before: source) || tempoChanges { env.drainConverter() }
+        if tempoChanges { env.resetConverter() }
+        let start = SourcePoint(item: item, frame: first)
         if device == nil {
             flush(.drop, open: deviceFormat(for: source, env), env)
             begin(start, source: source, kind: .trackStart, next: .unknown, env)
@@ -357,7 +400,14 @@ struct DecoderMachine {
             return
         }
         env.configureConverter(source: source, device: device, gain: point.item.replayGain)
-        phase = .decoding(Cursor(item: point.item, format: source, position: point.frame), next: next)
+        // A new entry plays at its own tempo or the listener's (before its first mark: the mark carries the rate).
+        if kind == .trackStart {
+            if tempoOverridden != point.item.entryID { tempoOverridden = nil }
+            let wanted = tempo(for: point.item)
+            if wanted != tempo { setTempo(wanted, continuous: false, env) }
+        }
+        let span = point.item.span.map { SpanFrames($0, rate: source.sampleRate) }
+        phase = .decoding(Cursor(item: point.item, format: source, position: point.frame, span: span), next: next)
         mark(kind, point, sourceRate: source.sampleRate, env)
         if kind == .trackStart { env.emit(.decodingStarted(point.item.entryID)) }
     }
@@ -433,6 +483,12 @@ struct DecoderMachine {
         let answer = env.flush(kind, open: format)
         device = kind == .close ? nil : answer.device
         return answer
+    }
+
+    /// The tempo `item` plays at: its own, unless the listener changed it while it played; else the listener's.
+    private func tempo(for item: PlayableItem) -> Double {
+        guard tempoOverridden != item.entryID, let own = item.ownTempo else { return listenerTempo }
+        return own
     }
 
     private mutating func setTempo(_ value: Double, continuous: Bool, _ env: some DecoderEnvironment) {

@@ -47,6 +47,8 @@ public enum ControlAction: Sendable, Hashable {
     case setBeat(TrackBeat?)
     /// Turns the click over the track on (with its plan) or off (nil).
     case metronome(MetronomePlan?)
+    /// The click's button: off when on; on when off, as it was last set (else 4 beats at full level).
+    case toggleMetronome
     /// Plays a section of the current track: its region becomes the loop (with its passes), its tempo applies, and
     /// playback goes to its start, all in one step.
     case playSection(SectionChoice)
@@ -214,6 +216,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var tempoPercent = 100
     /// Transposition in cents (0: none; `Transposition.range`), independent of the tempo.
     public var transposeCents = 0
+    /// The part of its file the current entry plays (a range or a queued section), nil: all of it.
+    public var span: PlaySpan?
     /// The current track's beat as the listener tapped or set it, or nil (the file's BPM tag counts).
     public var beat: TrackBeat?
     /// The click over the track, when on.

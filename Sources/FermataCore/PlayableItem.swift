@@ -2,17 +2,21 @@
 /// persisted).
 public typealias EntryID = Int64
 
-/// What the engine needs to play one queue entry: which file, under which entry id, with which ReplayGain.
+/// What the engine needs to play one queue entry: which file, under which entry id, with which ReplayGain, and which
+/// part of it.
 public struct PlayableItem: Sendable, Hashable {
     public var entryID: EntryID
     public var path: String
     /// Linear gain from ReplayGain (1 = none), already limited so the tagged peak does not clip.
     public var replayGain: Double
+    /// The part of the file to play, its passes and its tempo (nil: all of it, once, at the listener's tempo).
+    public var span: PlaySpan?
 
-    public init(entryID: EntryID, path: String, replayGain: Double = 1) {
+    public init(entryID: EntryID, path: String, replayGain: Double = 1, span: PlaySpan? = nil) {
         self.entryID = entryID
         self.path = path
         self.replayGain = replayGain
+        self.span = span
     }
 }
 

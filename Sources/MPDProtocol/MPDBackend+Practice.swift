@@ -10,4 +10,8 @@ extension MPDBackend {
     public func editSections(_ edit: SectionEdit) async throws -> [PracticeSection] {
         throw MPDError(.unknown, "sections are not kept here")
     }
+
+    public func sections(of uri: String) async throws -> [PracticeSection] {
+        throw MPDError(.unknown, "sections are not kept here")
+    }
 }

@@ -102,6 +102,8 @@ public protocol MPDBackend: Sendable {
     /// Changes the current track's sections (`section_save`, `section_add`, `section_delete`); the new list. The
     /// default refuses: see `MPDBackend+Practice.swift`.
     func editSections(_ edit: SectionEdit) async throws -> [PracticeSection]
+    /// The sections of the track at `uri` (`section_queue` looks one up by name).
+    func sections(of uri: String) async throws -> [PracticeSection]
 
     /// Where the library scan is (`scan_status`). The default refuses: see `MPDBackend+Scan.swift`.
     func scanReport() async throws -> ScanReport

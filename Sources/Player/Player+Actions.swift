@@ -15,6 +15,8 @@ extension Player {
         case invalidValue(String)
         /// The insert would make the queue longer than `Player.maxQueueLength`; nothing was added.
         case queueFull
+        /// `rangeid` on the entry playing (MPD refuses it too).
+        case currentEntryLocked
 
         public var description: String {
             switch self {
@@ -25,6 +27,7 @@ extension Player {
             case .loopBBeforeA: "loop point B must come after A"
             case let .invalidValue(what): "invalid value: \(what)"
             case .queueFull: "the queue holds at most \(Player.maxQueueLength) entries"
+            case .currentEntryLocked: "Cannot edit the current song"
             }
         }
     }

@@ -24,10 +24,14 @@ extension Player {
     /// the ReplayGain the caller found for each (the library has it; tags of other files are read by the caller,
     /// never here: the actor does no file I/O). Throws `queueFull` (and adds nothing) past `maxQueueLength`.
     @discardableResult
-    public func insert(uris: [String], replayGain gains: [ReplayGainInfo], at position: Int?) async throws
-        -> [EntryID] {
-        try await step(.insert(uris: uris, replayGain: gains, at: position)).added
+    public func insert(uris: [String], replayGain gains: [ReplayGainInfo], spans: [PlaySpan?] = [], at position: Int?)
+        async throws -> [EntryID] {
+        try await step(.insert(uris: uris, replayGain: gains, spans: spans, at: position)).added
     }
+
+    /// Sets the part of its file an entry plays, its passes and tempo (MPD `rangeid`; nil: all of it). Refused for
+    /// the entry playing.
+    public func setSpan(_ span: PlaySpan?, of entry: EntryID) async throws { try await step(.setSpan(entry, span)) }
 
     public func remove(ids: Set<EntryID>) async throws { try await step(.remove(ids)) }
 

@@ -45,9 +45,9 @@ extension Player {
     /// Inserts at the position `resolve` names (nil: the end), looked up in the same turn; throws `queueFull` (and
     /// adds nothing) past `maxQueueLength`.
     @discardableResult
-    public func insert(uris: [String], replayGain gains: [ReplayGainInfo],
+    public func insert(uris: [String], replayGain gains: [ReplayGainInfo], spans: [PlaySpan?] = [],
                        resolvingPosition resolve: QueueResolver<Int?>) async throws -> [EntryID] {
-        try await insert(uris: uris, replayGain: gains, at: try resolve(queueView()))
+        try await insert(uris: uris, replayGain: gains, spans: spans, at: try resolve(queueView()))
     }
 
     /// Removes the entries `resolve` names.

@@ -11,7 +11,10 @@ enum PlayerCommand {
     case action(ControlAction, read: FileFacts = FileFacts())
     /// `seekid`/`seekcur` into another entry, with that entry's source rate read from its file (nil: unreadable).
     case seekEntry(EntryID, seconds: Double, rate: Int?)
-    case insert(uris: [String], replayGain: [ReplayGainInfo], at: Int?)
+    /// `spans`: the part of its file each plays (empty: all of each).
+    case insert(uris: [String], replayGain: [ReplayGainInfo], spans: [PlaySpan?] = [], at: Int?)
+    /// MPD `rangeid`: the part of its file an entry plays (nil: all of it).
+    case setSpan(EntryID, PlaySpan?)
     case remove(Set<EntryID>)
     case move(Range<Int>, to: Int)
     case swap(Int, Int)

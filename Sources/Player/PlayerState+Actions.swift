@@ -41,7 +41,7 @@ extension PlayerState {
             guard (50...150).contains(percent) else { throw Player.ActionError.invalidValue("tempo must be 50-150 %") }
             setSteppedTempo(percent, &step)
         case let .changeTempo(delta):
-            setSteppedTempo(min(150, max(50, modes.tempoPercent + min(100, max(-100, delta)))), &step)
+            setSteppedTempo(min(150, max(50, tempoPercent + min(100, max(-100, delta)))), &step)
         case let .setTranspose(cents):
             guard Transposition.range.contains(cents) else {
                 throw Player.ActionError.invalidValue("transposition must be -12.5 to +12.5 semitones")
@@ -110,6 +110,7 @@ extension PlayerState {
         case let .metronome(plan):
             if let problem = plan?.problem { throw Player.ActionError.invalidValue(problem) }
             changeMetronome(plan, &step)
+        case .toggleMetronome: changeMetronome(modes.metronome == nil ? lastMetronome ?? MetronomePlan() : nil, &step)
         case let .loopNudge(endpoint, ms):
             let offset = FrameTime.offset(milliseconds: ms, rate: max(1, step.heard.sourceRate))
             setLoopMarks(try loopMarks.nudging(endpoint, by: offset), &step)
@@ -126,6 +127,8 @@ extension PlayerState {
             // Refused when the listener changed the tempo or the loop since the entry started, or it is no longer
             // the entry playing: the memory was read for a moment that has passed.
             guard current == entry, !transport.isStopped, !practiceTouched else { throw PracticeMemorySuperseded() }
+            // A range or a queued section brings its own part of the track and tempo: a memory is not for it.
+            guard queue.entry(id: entry)?.span == nil else { throw PracticeMemorySuperseded() }
             var marks: LoopMarks?
             if let loop {
                 let heard = try heardTrack(step.heard)
@@ -205,6 +208,7 @@ extension PlayerState {
     /// Turns the click over the track on or off (a mode: saved, and shown to clients as an option).
     mutating func changeMetronome(_ plan: MetronomePlan?, _ step: inout PlayerStep) {
         guard plan != modes.metronome else { return }
+        if let old = modes.metronome { lastMetronome = old }
         modes.metronome = plan
         orderMetronome(&step)
         step.changed(.options)
@@ -223,7 +227,9 @@ extension PlayerState {
     /// Applies a speed in percent, rounded to the 5 % steps a musician dials in.
     private mutating func setSteppedTempo(_ percent: Int, _ step: inout PlayerStep) {
         let stepped = PlayerModes.steppedTempo(percent)
-        guard stepped != modes.tempoPercent else { return }
+        // Against the tempo heard: on a section queued at 80 %, "100" is a change though the listener's is 100.
+        guard stepped != tempoPercent else { return }
+        if let current, queue.entry(id: current)?.span?.tempoPercent != nil { tempoOverridden = current }
         setTempo(stepped, &step)
     }
 

@@ -7,16 +7,30 @@ import FermataCore
 /// and restore. Each edit is saved with its step.
 extension PlayerState {
     /// Inserts at `position` (nil: the end); throws `queueFull` (and adds nothing) past `Player.maxQueueLength`.
-    mutating func insert(uris: [String], replayGain gains: [ReplayGainInfo], at position: Int?,
+    mutating func insert(uris: [String], replayGain gains: [ReplayGainInfo], spans: [PlaySpan?] = [], at position: Int?,
                          _ step: inout PlayerStep) throws {
         guard gains.count == uris.count else { throw Player.ActionError.invalidValue("one ReplayGain value per URI") }
+        guard spans.isEmpty || spans.count == uris.count else { throw Player.ActionError.invalidValue("one range per URI") }
+        if let problem = spans.lazy.compactMap({ $0?.problem }).first { throw Player.ActionError.invalidValue(problem) }
         guard uris.count <= Player.maxQueueLength - queue.count else { throw Player.ActionError.queueFull }
         let at = min(max(0, position ?? queue.count), queue.count)
         // In random order new entries go among those still to play (after the one queued next, as MPD).
         let playingAfter = transport.isStopped ? current : (upcomingEntry?.id ?? current)
-        step.effects.added = queue.insert(uris: uris, replayGain: gains, at: at, playingAfter: playingAfter,
-                                          using: &random)
+        step.effects.added = queue.insert(uris: uris, replayGain: gains, spans: spans.isEmpty ? nil : spans, at: at,
+                                          playingAfter: playingAfter, using: &random)
         queueEdited(&step)
+    }
+
+    /// Sets the part of its file an entry plays (MPD `rangeid`). As MPD, not the entry playing ("Cannot edit the
+    /// current song"); the entry queued next is handed to the engine again (`queueEdited`), which decodes it anew
+    /// if it had begun.
+    mutating func setSpan(_ span: PlaySpan?, of entry: EntryID, _ step: inout PlayerStep) throws {
+        guard queue.entry(id: entry) != nil else { throw Player.ActionError.noSuchEntry(entry) }
+        if let problem = span?.problem { throw Player.ActionError.invalidValue(problem) }
+        guard transport.isStopped || entry != current else { throw Player.ActionError.currentEntryLocked }
+        let before = queue.version
+        queue.setSpan(span, of: entry)
+        if queue.version != before { queueEdited(&step) }
     }
 
     /// Removes `ids`; as MPD's DeletePosition, removing the current entry while playing goes on with the entry after

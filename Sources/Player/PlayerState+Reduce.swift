@@ -39,7 +39,8 @@ extension PlayerState {
         case let .seekEntry(id, seconds, rate):
             try seekEntry(id, seconds: seconds, rate: rate, &step)
             step.save.state()
-        case let .insert(uris, gains, at): try insert(uris: uris, replayGain: gains, at: at, &step)
+        case let .insert(uris, gains, spans, at): try insert(uris: uris, replayGain: gains, spans: spans, at: at, &step)
+        case let .setSpan(entry, span): try setSpan(span, of: entry, &step)
         case let .remove(ids): try remove(ids, &step)
         case let .move(range, destination): try move(range, to: destination, &step)
         case let .swap(first, second): try swapAt(first, second, &step)
@@ -98,7 +99,10 @@ extension PlayerState {
                         paused: Bool? = nil, songStarted: Bool = true, _ step: inout PlayerStep) {
         let known = position(step.heard)
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
-        if entry.id != transport.current { practiceTouched = false }
+        if entry.id != transport.current {
+            practiceTouched = false
+            tempoOverridden = nil
+        }
         pendingLoopJump = nil  // a start or a seek of its own supersedes a jump into a loop
         let paused = paused ?? (transport.state == .paused)
         let generation = transport.lastStartGeneration + 1

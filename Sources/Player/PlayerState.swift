@@ -26,6 +26,11 @@ struct PlayerState {
     var beat: EntryBeat?
     /// The current track's sections (`setSections`), for `playSection`.
     var sections: EntrySections?
+    /// An entry with a tempo of its own (its `PlaySpan`'s) whose tempo the listener changed while it was current: it
+    /// plays on at theirs (the engine's decoder machine keeps the same rule).
+    var tempoOverridden: EntryID?
+    /// The click as it was last on, for its button to turn it on again the same way.
+    var lastMetronome: MetronomePlan?
     /// The tap-tempo button's taps so far.
     var taps = TapTempo()
     /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
@@ -63,6 +68,14 @@ struct PlayerState {
         let start = FrameTime.milliseconds(frames: loop.region.start, rate: rate)
         let end = FrameTime.milliseconds(frames: loop.region.end, rate: rate)
         return sections(for: entry).firstIndex { $0.matches(startMilliseconds: start, endMilliseconds: end) }
+    }
+
+    /// The tempo heard: the current entry's own (a section queued with its tempo), else the listener's.
+    var tempoPercent: Int {
+        guard let current, current != tempoOverridden, let own = queue.entry(id: current)?.span?.tempoPercent else {
+            return modes.tempoPercent
+        }
+        return own
     }
 
     /// The count-in as the engine gets it for `entry`: with the listener's beat on that entry when the plan names no
@@ -112,7 +125,7 @@ struct PlayerState {
 
     func item(_ entry: QueueEntry) -> PlayableItem {
         PlayableItem(entryID: entry.id, path: path(for: entry.uri),
-                     replayGain: modes.replayGain(for: entry, shuffled: queue.shuffledOrder != nil))
+                     replayGain: modes.replayGain(for: entry, shuffled: queue.shuffledOrder != nil), span: entry.span)
     }
 
     // MARK: position
@@ -147,8 +160,9 @@ struct PlayerState {
         status.repeatMode = modes.repeatMode
         status.single = modes.single
         status.singleOneshot = modes.singleOneshot
-        status.tempoPercent = modes.tempoPercent
+        status.tempoPercent = tempoPercent
         status.transposeCents = modes.transposeCents
+        status.span = status.entryID.flatMap { queue.entry(id: $0)?.span }
         status.beat = beat(for: status.entryID)
         status.metronome = modes.metronome
         status.sections = sections(for: status.entryID)

@@ -167,6 +167,9 @@ public actor PracticeRecorder {
         return list
     }
 
+    /// The sections of the track at `path` (relative to the music directory), from its practice memory.
+    public func sections(path: String) async throws -> [PracticeSection] { try await store.sections(path: path) }
+
     /// "section N" with the smallest N no section of `list` is named.
     static func freeName(in list: [PracticeSection]) -> String {
         let names = Set(list.map(\.name))

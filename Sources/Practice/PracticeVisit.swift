@@ -15,12 +15,18 @@ struct PracticeVisit: Sendable {
     /// What playing time counts against now; nil while paused or stopped.
     static func subject(_ status: PlayerStatus) -> PracticeSubject? {
         guard status.state == .playing, let path = status.path else { return nil }
+        // A queued section (or range) with no loop of the listener's on it: its part of the track is what is
+        // practised, so its time counts under the section in the report as a loop on it would.
+        if status.loop == nil, let span = status.span, let end = span.endMilliseconds {
+            return PracticeSubject(path: path, loop: .init(start: span.startMilliseconds, end: end))
+        }
         return PracticeSubject(path: path, loop: loop(status))
     }
 
-    /// The loop, tempo, transposition and beat the status shows; nil while the track's sample rate is not known yet.
+    /// The loop, tempo, transposition and beat the status shows; nil while the track's sample rate is not known yet,
+    /// and for a queued section or range (its part and tempo are the queue's, not a memory of the track's).
     static func memory(_ status: PlayerStatus) -> TrackMemory? {
-        guard status.loop == nil || status.sourceSampleRate > 0 else { return nil }
+        guard status.span == nil, status.loop == nil || status.sourceSampleRate > 0 else { return nil }
         return TrackMemory(loop: loop(status), loopCount: status.loop?.repeatCount, tempoPercent: status.tempoPercent,
                            transposeCents: status.transposeCents, beat: status.beat)
     }

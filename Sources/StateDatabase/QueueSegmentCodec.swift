@@ -1,8 +1,10 @@
 import FermataCore
 
 /// The text of one stored queue segment: a JSON array of entries, each `[id, version, "uri", track gain, track
-/// peak, album gain, album peak]` with `null` for a missing ReplayGain value, and an eighth element, the MPD priority,
-/// only when it is not 0 (so queues saved before priorities existed read the same). JSON so that `sqlite3` over SSH (and
+/// peak, album gain, album peak]` with `null` for a missing ReplayGain value, an eighth element, the MPD priority,
+/// only when it is not 0 or a ninth follows (so queues saved before priorities existed read the same), and a ninth,
+/// the part of the file the entry plays, only when it has one: `[start ms, end ms, passes, tempo %, "section"]` with
+/// `null` for a missing end, tempo or name. JSON so that `sqlite3` over SSH (and
 /// the `queue_entry` view) can read the saved queue with SQLite's own JSON functions; written and read by hand here
 /// because a 10,000-entry queue must encode in about a millisecond.
 ///
@@ -31,10 +33,11 @@ enum QueueSegmentCodec {
             appendNumber(gain.trackPeak, to: &out)
             appendNumber(gain.albumGain, to: &out)
             appendNumber(gain.albumPeak, to: &out)
-            if entry.priority != 0 {
+            if entry.priority != 0 || entry.span != nil {
                 out.append(UInt8(ascii: ","))
                 appendInteger(Int64(entry.priority), to: &out)
             }
+            if let span = entry.span { appendSpan(span, to: &out) }
             out.append(UInt8(ascii: "]"))
         }
         out.append(UInt8(ascii: "]"))
@@ -71,11 +74,12 @@ enum QueueSegmentCodec {
                     guard let value = UInt8(exactly: try reader.integer()) else { throw reader.malformed }
                     priority = value
                 }
+                let span = try reader.take(UInt8(ascii: ",")) ? try reader.span() : nil
                 try reader.expect(UInt8(ascii: "]"))
                 guard let version = Int(exactly: version) else { throw reader.malformed }
                 entries.append(QueueEntry(id: id, uri: uri, replayGain: ReplayGainInfo(
                     trackGain: gains[0], trackPeak: gains[1], albumGain: gains[2], albumPeak: gains[3]), version: version,
-                    priority: priority))
+                    priority: priority, span: span))
             } while try reader.take(UInt8(ascii: ","))
             try reader.expect(UInt8(ascii: "]"))
             try reader.end()
@@ -102,6 +106,21 @@ enum QueueSegmentCodec {
     private static func appendNumber(_ value: Double?, to out: inout [UInt8]) {
         out.append(UInt8(ascii: ","))
         if let value, value.isFinite { out.append(contentsOf: value.description.utf8) } else { out.append(contentsOf: "null".utf8) }
+    }
+
+    /// `,[start, end, passes, tempo, "section"]`, `null` for what is missing.
+    private static func appendSpan(_ span: PlaySpan, to out: inout [UInt8]) {
+        out.append(contentsOf: ",[".utf8)
+        appendInteger(span.startMilliseconds, to: &out)
+        out.append(UInt8(ascii: ","))
+        if let end = span.endMilliseconds { appendInteger(end, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: ","))
+        appendInteger(Int64(span.passes), to: &out)
+        out.append(UInt8(ascii: ","))
+        if let tempo = span.tempoPercent { appendInteger(Int64(tempo), to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: ","))
+        if let name = span.section { appendString(name, to: &out) } else { out.append(contentsOf: "null".utf8) }
+        out.append(UInt8(ascii: "]"))
     }
 
     /// Decimal digits without a `String` per number (10,000 entries, two numbers each): written lowest first, then
@@ -251,6 +270,42 @@ enum QueueSegmentCodec {
                 }
             }
             throw malformed
+        }
+
+        /// `null`, or what `read` gives.
+        mutating func optional<T>(_ read: (inout Reader) throws(Malformed) -> T) throws(Malformed) -> T? {
+            skipSpace()
+            if bytes.count - index >= 4, bytes[index] == UInt8(ascii: "n"), bytes[index + 1] == UInt8(ascii: "u"),
+               bytes[index + 2] == UInt8(ascii: "l"), bytes[index + 3] == UInt8(ascii: "l") {
+                index += 4
+                return nil
+            }
+            return try read(&self)
+        }
+
+        /// A span as `appendSpan` writes it, range-checked: a hand-edited row outside `PlaySpan`'s bounds is malformed.
+        mutating func span() throws(Malformed) -> PlaySpan {
+            try expect(UInt8(ascii: "["))
+            let start = try integer()
+            try expect(UInt8(ascii: ","))
+            let end = try optional { reader throws(Malformed) in try reader.integer() }
+            try expect(UInt8(ascii: ","))
+            let passes = try integer()
+            try expect(UInt8(ascii: ","))
+            let tempo = try optional { reader throws(Malformed) in try reader.integer() }
+            try expect(UInt8(ascii: ","))
+            let section = try optional { reader throws(Malformed) in try reader.string() }
+            try expect(UInt8(ascii: "]"))
+            guard let passes = Int(exactly: passes), (1...1000).contains(passes) else { throw malformed }
+            var tempoPercent: Int?
+            if let tempo {
+                guard let percent = Int(exactly: tempo) else { throw malformed }
+                tempoPercent = percent
+            }
+            let span = PlaySpan(startMilliseconds: start, endMilliseconds: end, passes: passes, tempoPercent: tempoPercent,
+                                section: section)
+            guard span.problem == nil else { throw malformed }
+            return span
         }
 
         mutating func hex4() throws(Malformed) -> UInt32 {

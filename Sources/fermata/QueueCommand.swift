@@ -28,7 +28,13 @@ struct QueueCommand: ParsableCommand {
                 let title = [song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ")
                 let time = song["duration"].flatMap(Double.init).map { "  " + clock($0) } ?? ""
                 let mark = song["Id"] == current && current != nil ? ">" : " "
-                return String(format: "%@%4d  ", mark, index + 1) + (title.isEmpty ? song["file"] ?? "" : title) + time + "\n"
+                // A part of the file: the section's name (or the range), its passes and tempo.
+                var part = song["Section"].map { "  [\($0)" } ?? song["Range"].map { "  [\($0) s" } ?? ""
+                if !part.isEmpty {
+                    part += (song["Passes"].map { " ×\($0)" } ?? "") + (song["Tempo"].map { " \($0) %" } ?? "") + "]"
+                }
+                return String(format: "%@%4d  ", mark, index + 1) + (title.isEmpty ? song["file"] ?? "" : title) + part + time
+                    + "\n"
             }.joined()
         }
     }

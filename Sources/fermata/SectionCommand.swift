@@ -3,22 +3,25 @@ import FermataCore
 import Foundation
 
 /// `fermata section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | next | prev |
-/// delete N`: the current track's named practice sections (positions from 1, times in seconds or m:ss).
+/// delete N | queue NAME [FILE]`: the current track's named practice sections (positions from 1, times in seconds or
+/// m:ss); `queue` adds a section of the current track (or of FILE) to the queue as an entry of its own.
 struct SectionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "section", abstract: "List, save, add, play or delete the current track's practice sections.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "list, save [NAME], add NAME A B, play N|NAME, next, prev, or delete N.") var words: [String] = []
+    @Argument(help: "list, save [NAME], add NAME A B, play N|NAME, next, prev, delete N, or queue NAME [FILE].")
+    var words: [String] = []
     @Option(help: "With add: how many times the section plays (1-1000; default: for ever).") var passes: Int?
     @Option(help: "With add: the section's tempo in percent (50-150).") var tempo: Int?
 
     static let usage = "use: section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | "
-        + "next | prev | delete N"
+        + "next | prev | delete N | queue NAME [FILE]"
 
     /// The protocol line for the words, or nil for `list`.
     func line() throws -> String? {
         switch words.first ?? "list" {
         case "list" where words.count <= 1: return nil
+        case "queue" where words.count == 2 || words.count == 3: return nil  // needs the current file: `run`
         case "save" where words.count <= 2: return "section_save" + (words.count == 2 ? " " + ControlConnection.quote(words[1]) : "")
         case "next" where words.count == 1: return "section_next"
         case "prev" where words.count == 1, "previous" where words.count == 1: return "section_previous"
@@ -51,6 +54,7 @@ struct SectionCommand: ParsableCommand {
 
     func run() throws {
         try withConnection(connection) { client in
+            if words.first == "queue" { return try queue(client) }
             if let line = try line() { _ = try client.command(line) }
             var sections: [[String: String]] = []
             var active: String?
@@ -69,5 +73,15 @@ struct SectionCommand: ParsableCommand {
                       + passes + tempo)
             }
         }
+    }
+
+    /// `section queue NAME [FILE]`: the section of FILE (default: the current track) as a queue entry of its own.
+    private func queue(_ client: ControlConnection) throws {
+        let name = words[1]
+        var file = words.count == 3 ? words[2] : nil
+        if file == nil { file = try client.command("currentsong").first { $0.0 == "file" }?.1 }
+        guard let file else { throw ValidationError("nothing is playing: name the file, section queue NAME FILE") }
+        let answer = try client.command("section_queue \(ControlConnection.quote(file)) \(ControlConnection.quote(name))")
+        print("queued \(name) of \(file) (id \(answer.first { $0.0 == "Id" }?.1 ?? "?"))")
     }
 }

@@ -70,4 +70,56 @@ import TestSupport
             #expect(csv.output.contains(",Uno,Beta,bridge,0.700,0.900,"), "\(csv)")
         }
     }
+
+    /// Sections queued as entries of their own, saved in a stored playlist by name and loaded back (as edited since),
+    /// with MPD's `Range:`; `rangeid` as MPD has it (the entry playing refused); the CLI's `section queue`.
+    @Test func queuedSectionsAndStoredPlaylists() async throws {
+        try await Daemon.with { daemon async throws in
+            let uno = MusicFixture.uno.path
+            try await daemon.ok("add \"\(uno)\"")
+            try await daemon.ok("play 0")
+            _ = try await daemon.status(within: 10) { $0["state"] == "play" }
+            try await daemon.ok("pause 1")
+            try await daemon.ok("section_add intro 0.2 0.6 2")
+            try await daemon.ok("section_add \"the solo\" 1.0 1.5 4 80")
+
+            let solo = try await daemon.ok("section_queue \"\(uno)\" \"the solo\"")["Id"]
+            #expect(solo != nil)
+            let cli = try await daemon.fermata("section", "queue", "intro")
+            #expect(cli.status == 0 && cli.output.contains("queued intro of \(uno)"), "\(cli)")
+            var info = try await daemon.ok("playlistinfo")
+            #expect(info.all("file") == [uno, uno, uno])
+            #expect(info.all("Range") == ["1.000-1.500", "0.200-0.600"], "\(info)")
+            #expect(info.all("Section") == ["the solo", "intro"] && info.all("Passes") == ["4", "2"], "\(info)")
+            #expect(info.all("Tempo") == ["80"], "\(info)")
+            let listing = try await daemon.fermata("queue")
+            #expect(listing.output.contains("[the solo ×4 80 %]") && listing.output.contains("[intro ×2]"), "\(listing)")
+
+            // MPD's rangeid: the entry playing is refused; another entry takes a range, `:` takes it away.
+            let current = try await daemon.ok("currentsong")["Id"] ?? ""
+            let refused = try await daemon.command("rangeid \(current) 1:2")
+            #expect(refused.ack?.contains("Cannot edit the current song") == true, "\(refused)")
+            for bad in ["2:1", "x:", "-1:2", "1", "nan:", "1e3:"] {
+                let reply = try await daemon.command("rangeid \(solo ?? "") \(bad)")
+                #expect(reply.ack?.contains("Bad range") == true, "rangeid \(bad): \(reply)")
+            }
+
+            try await daemon.ok("save set")
+            let listed = try await daemon.ok("listplaylistinfo set")
+            #expect(listed.all("Range") == ["1.000-1.500", "0.200-0.600"], "\(listed)")
+            // The section edited after the playlist was saved: the playlist plays it as it is now.
+            try await daemon.ok("section_add \"the solo\" 1.1 1.7 3")
+            try await daemon.ok("clear")
+            try await daemon.ok("load set")
+            info = try await daemon.ok("playlistinfo")
+            #expect(info.all("Range") == ["1.100-1.700", "0.200-0.600"], "\(info)")
+            #expect(info.all("Passes") == ["3", "2"] && info.all("Tempo").isEmpty, "\(info)")
+            let entries = info.all("Id")
+            // The whole track, the solo, the intro: the solo whole again, the first from 0.5 s to its end.
+            try await daemon.ok("rangeid \(entries[1]) :")
+            #expect(try await daemon.ok("playlistinfo").all("Range") == ["0.200-0.600"])
+            try await daemon.ok("rangeid \(entries[0]) 0.5:")
+            #expect(try await daemon.ok("playlistinfo").all("Range") == ["0.500-", "0.200-0.600"])
+        }
+    }
 }

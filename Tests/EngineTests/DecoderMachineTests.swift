@@ -285,4 +285,52 @@ import Testing
         ], "A again from where the listener is")
         #expect(machine.phase == .decoding(.init(item: Self.a, format: Self.cd, position: 7_000), next: .known(Self.c)))
     }
+
+    /// A queue entry that plays part of its file: B starts at its span's start, loops its passes (hard seams), ends at
+    /// its end and hands over as a track's end does; its tempo of 80 % is set before its first mark (the stretcher's
+    /// tail of A written first), and C after it returns to the listener's 100 %.
+    @Test func aSpannedEntryStartsAtItsStartPlaysItsPassesEndsAtItsEndAtItsOwnTempo() {
+        var machine = Self.machine(fadeMilliseconds: 0)
+        var b = Self.b
+        b.span = PlaySpan(startMilliseconds: 100, endMilliseconds: 200, passes: 3, tempoPercent: 80)
+        let env = Self.environment([Self.a: .init(format: Self.cd, frames: 10_000), b: .init(format: Self.cd, frames: 50_000),
+                                    Self.c: .init(format: Self.cd, frames: 2_000)])
+        machine.handle(.start(Self.a, frame: 0, generation: 1, countIn: nil), env)
+        machine.handle(.setUpcoming(after: 1, b), env)
+        env.clear()
+        Self.step(&machine, env) { _ in env.actions.contains(.event(.decodingStarted(2))) }
+        #expect(Array(env.actions.drop { $0 != .closeDecoder }) == [
+            .closeDecoder, .open(2, at: nil), .seek(4_410), .drainConverter, .resetConverter,
+            .configure(source: Self.cd, device: Self.cd), .tempo(0.8, continuous: false),
+            .mark(.trackStart, 2, frame: 4_410, holds: false), .event(.decodingStarted(2)),
+        ])
+        machine.handle(.setUpcoming(after: 2, Self.c), env)
+        env.clear()
+        Self.step(&machine, env) { _ in env.actions.contains(.event(.decodingStarted(3))) }
+        #expect(Self.decoded(env.actions) == 3 * 4_410, "three passes of 100 ms: \(env.actions)")
+        #expect(env.actions.filter { if case .seam = $0 { true } else { false } } == [.seam(from: 4_410, fade: 0),
+                                                                                        .seam(from: 4_410, fade: 0)])
+        #expect(env.actions.contains(.tempo(1, continuous: false)), "C plays at the listener's tempo")
+        #expect(env.actions.contains(.mark(.trackStart, 3, frame: 0, holds: false)))
+    }
+
+    /// The listener's tempo set while an entry with its own plays wins for the rest of that entry, a seek in it
+    /// included; an entry with a tempo of its own after it plays at its own again.
+    @Test func theListenersTempoOnAnEntryWithItsOwnHoldsForThatEntry() {
+        var machine = Self.machine()
+        var a = Self.a, b = Self.b
+        a.span = PlaySpan(startMilliseconds: 0, tempoPercent: 80)
+        b.span = PlaySpan(startMilliseconds: 0, tempoPercent: 120)
+        let env = Self.environment([a: .init(format: Self.cd, frames: 10_000), b: .init(format: Self.cd, frames: 10_000)])
+        machine.handle(.start(a, frame: 0, generation: 1, countIn: nil), env)
+        #expect(machine.tempo == 0.8)
+        machine.handle(.setTempo(0.9), env)
+        #expect(machine.tempo == 0.9 && machine.listenerTempo == 0.9)
+        machine.handle(.start(a, frame: 5_000, generation: 2, countIn: nil), env)
+        #expect(machine.tempo == 0.9, "a seek in the entry keeps the listener's tempo")
+        machine.handle(.start(b, frame: 0, generation: 3, countIn: nil), env)
+        #expect(machine.tempo == 1.2)
+        machine.handle(.start(a, frame: 0, generation: 4, countIn: nil), env)
+        #expect(machine.tempo == 0.8, "the listener's change was for that visit of the entry")
+    }
 }

@@ -28,9 +28,11 @@ extension InMemoryBackend {
         case let .add(source, position):
             let uris = try resolve(source)
             let index = try insertionIndex(position, count: queue.count)
+            var span: PlaySpan?
+            if case let .part(_, part) = source { span = part }
             let items = uris.map { uri in
                 defer { nextID += 1 }
-                return QueueItem(id: nextID, uri: uri, version: 0)
+                return QueueItem(id: nextID, uri: uri, version: 0, span: span)
             }
             queue.insert(contentsOf: items, at: index)
             bumpVersion(from: index)
@@ -83,6 +85,13 @@ extension InMemoryBackend {
                 }
             }
             idle.publish(.playlist)
+        case let .setRange(id, span):
+            guard let index = queue.firstIndex(where: { $0.id == id }) else { throw MPDError.noSuchSong() }
+            guard player.entryID != id || player.state == .stopped else {
+                throw MPDError(.permission, "Cannot edit the current song")
+            }
+            queue[index].span = span
+            bumpVersion(from: index)
         }
         return []
     }
@@ -92,6 +101,7 @@ extension InMemoryBackend {
         song.queuePosition = position
         song.queueID = item.id
         song.priority = item.priority
+        song.span = item.span
         return song
     }
 
@@ -144,6 +154,9 @@ extension InMemoryBackend {
         case let .storedPlaylist(name, range):
             guard let uris = storedPlaylists[name]?.uris else { throw MPDError.noSuchPlaylist() }
             return Array(uris[(range ?? .all).clamped(to: uris.count)])
+        case let .part(uri, _):
+            guard song(uri: uri) != nil else { throw MPDError.noSuchSong() }
+            return [uri]
         }
     }
 

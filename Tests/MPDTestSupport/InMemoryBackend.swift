@@ -23,6 +23,8 @@ public actor InMemoryBackend: MPDBackend {
         var version: UInt32
         /// MPD's priority (kept and printed; this double plays in list order only).
         var priority: UInt8 = 0
+        /// The part of the file it plays (`rangeid`; kept and printed).
+        var span: PlaySpan?
     }
 
     var library: [SongInfo]
@@ -117,6 +119,9 @@ public actor InMemoryBackend: MPDBackend {
         case .playSection, .setSections: throw MPDError(.argument, "sections come from the daemon's practice store")
         case let .setBeat(beat): player.beat = beat; idle.publish(.player)
         case let .metronome(plan): player.metronome = plan; idle.publish(.options)
+        case .toggleMetronome:
+            player.metronome = player.metronome == nil ? MetronomePlan() : nil
+            idle.publish(.options)
         case let .setTempo(percent): player.tempoPercent = percent; idle.publish(.player)
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .setTranspose(cents): player.transposeCents = cents; idle.publish(.player)

@@ -41,9 +41,14 @@ struct CaptureHarness {
     func play(
         samples: [Int32], startsItself: Bool = false, prepare: (Player, [EntryID]) async throws -> Void = { _, _ in }
     ) async throws -> (bytes: [UInt8], player: Player) {
-        let path = directory.file("piece.flac")
+        try await play([try writeFLAC(samples)], startsItself: startsItself, prepare: prepare)
+    }
+
+    /// Writes `samples` (stereo, 16-bit, 44.1 kHz) as a FLAC file named `name` in the harness's folder; its path.
+    func writeFLAC(_ samples: [Int32], name: String = "piece.flac") throws -> String {
+        let path = directory.file(name)
         try FLACFixture.write(path: path, samples: samples, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        return try await play([path], startsItself: startsItself, prepare: prepare)
+        return path
     }
 }
 

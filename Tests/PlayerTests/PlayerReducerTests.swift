@@ -427,4 +427,17 @@ import Testing
         effects = try state.reduce(.action(.metronome(nil)), heard: stopped)
         #expect(effects.engine == [.setMetronome(nil)] && Self.saved(effects)?.metronome == nil)
     }
+
+    /// The click's button: on (4 beats, full level, the first time), off, and on again as it was last set.
+    @Test func theMetronomeButtonTogglesTheClickAsItWasLastSet() throws {
+        var state = Self.state()
+        _ = try state.reduce(.action(.toggleMetronome), heard: Self.heard())
+        #expect(state.modes.metronome == MetronomePlan())
+        let plan = MetronomePlan(beatsPerBar: 3, level: 0.5)
+        _ = try state.reduce(.action(.metronome(plan)), heard: Self.heard())
+        let off = try state.reduce(.action(.toggleMetronome), heard: Self.heard())
+        #expect(state.modes.metronome == nil && off.engine.contains(.setMetronome(nil)) && off.save != nil)
+        let on = try state.reduce(.action(.toggleMetronome), heard: Self.heard())
+        #expect(state.modes.metronome == plan && on.save != nil)
+    }
 }

@@ -26,6 +26,11 @@ import TestSupport
             QueueEntry(id: 4, uri: "/abs/path.flac", replayGain: ReplayGainInfo(albumGain: -0.0)),
             QueueEntry(id: 5, uri: "prio.flac", version: 2, priority: 255),
             QueueEntry(id: 6, uri: "prio1.flac", version: 2, priority: 1),
+            // Parts of files: a queued section (name with a quote), an open range, a range with a priority.
+            QueueEntry(id: 7, uri: "s.flac", version: 4, span: PlaySpan(startMilliseconds: 12_500, endMilliseconds: 30_000,
+                                                                       passes: 4, tempoPercent: 80, section: #"the "solo""#)),
+            QueueEntry(id: 8, uri: "r.flac", span: PlaySpan(startMilliseconds: 61_005)),
+            QueueEntry(id: 9, uri: "p.flac", priority: 9, span: PlaySpan(startMilliseconds: 0, endMilliseconds: 1)),
         ]
         let text = QueueSegmentCodec.encode(entries)
         #expect(try QueueSegmentCodec.decode(text) == entries)
@@ -48,7 +53,13 @@ import TestSupport
                       "[[1,2,\"\\ud800\",null,null,null,null]]", "[[1,2,\"a\",null,null,null,null]] x",
                       "[[99999999999999999999,2,\"a\",null,null,null,null]]",
                       "[[1,2,\"a\",null,null,null,null,256]]", "[[1,2,\"a\",null,null,null,null,-1]]",
-                      "[[1,2,\"a\",null,null,null,null,1,2]]"])
+                      "[[1,2,\"a\",null,null,null,null,1,2]]",
+                      // Parts out of bounds or misshapen: reversed ends, 0 passes, a tempo of 200, a name not a string.
+                      "[[1,2,\"a\",null,null,null,null,0,[30,10,1,null,null]]]",
+                      "[[1,2,\"a\",null,null,null,null,0,[0,10,0,null,null]]]",
+                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,200,null]]]",
+                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,null,7]]]",
+                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,null]]]"])
     func damagedTextIsRefused(_ text: String) {
         #expect(throws: QueueSegmentCodec.Malformed.self) { try QueueSegmentCodec.decode(text) }
     }

@@ -9,14 +9,17 @@ public struct QueueEntry: Sendable, Hashable {
     /// MPD's priority (0–255, `prio`/`prioid`): in random order, higher priorities play first; reset to 0 when the
     /// entry starts playing.
     public var priority: UInt8
+    /// The part of the file it plays (nil: all of it, once).
+    public var span: PlaySpan?
 
     public init(id: EntryID, uri: String, replayGain: ReplayGainInfo = ReplayGainInfo(), version: Int = 0,
-                priority: UInt8 = 0) {
+                priority: UInt8 = 0, span: PlaySpan? = nil) {
         self.id = id
         self.uri = uri
         self.replayGain = replayGain
         self.version = version
         self.priority = priority
+        self.span = span
     }
 }
 
@@ -55,15 +58,16 @@ public struct PlayQueue: Sendable, Equatable {
     /// MPD's `AppendSong` does.
     @discardableResult
     public mutating func insert<G: RandomNumberGenerator>(
-        uris: [String], replayGain: [ReplayGainInfo]? = nil, at position: Int? = nil, playingAfter: EntryID? = nil,
-        using generator: inout G
+        uris: [String], replayGain: [ReplayGainInfo]? = nil, spans: [PlaySpan?]? = nil, at position: Int? = nil,
+        playingAfter: EntryID? = nil, using generator: inout G
     ) -> [EntryID] {
         guard !uris.isEmpty else { return [] }
         version += 1
         let at = min(max(0, position ?? entries.count), entries.count)
         let new = uris.enumerated().map { index, uri in
             defer { nextID += 1 }
-            return QueueEntry(id: nextID, uri: uri, replayGain: replayGain?[index] ?? ReplayGainInfo(), version: version)
+            return QueueEntry(id: nextID, uri: uri, replayGain: replayGain?[index] ?? ReplayGainInfo(), version: version,
+                              span: spans.flatMap { index < $0.count ? $0[index] : nil })
         }
         entries.insert(contentsOf: new, at: at)
         touch(from: at)
@@ -77,6 +81,15 @@ public struct PlayQueue: Sendable, Equatable {
     public mutating func append(paths: [String], replayGain: [ReplayGainInfo]? = nil) -> [EntryID] {
         var generator = SystemRandomNumberGenerator()
         return insert(uris: paths, replayGain: replayGain, using: &generator)
+    }
+
+    /// Sets or clears the part of its file an entry plays (MPD `rangeid`); a change bumps the version and marks the
+    /// entry changed for `plchanges`.
+    public mutating func setSpan(_ span: PlaySpan?, of id: EntryID) {
+        guard let index = index(of: id), entries[index].span != span else { return }
+        version += 1
+        entries[index].span = span
+        entries[index].version = version
     }
 
     public mutating func remove(ids: Set<EntryID>) {

@@ -115,6 +115,21 @@ enum FermataCommands {
         _ = try await c.backend.editSections(.add(section))
     }
 
+    /// `section_queue URI NAME [POSITION]`: queues the track's section NAME as an entry of its own (its part of the
+    /// file, its passes and tempo, then on to the next entry); answers `Id:` as `addid`. A stored playlist saved from
+    /// the queue keeps it by name.
+    static func sectionQueue(_ c: inout CommandContext) async throws {
+        let uri = try c.uri(0, unsafe: .noSuchSong())
+        let name = c.arguments[1]
+        let position = c.argument(2) == nil ? QueueInsertPosition.end : try c.insertPosition(2)
+        guard let section = try await c.backend.sections(of: uri).first(where: { $0.name == name }) else {
+            throw MPDError(.noExist, "this track has no section named \(name)")
+        }
+        let ids = try await c.backend.editQueue(.add(.part(uri: uri, PlaySpan(section: section)), at: position))
+        guard let id = ids.first else { throw MPDError.noSuchSong() }
+        c.response.line("Id", id)
+    }
+
     /// `section_delete N` (from 1).
     static func sectionDelete(_ c: inout CommandContext) async throws {
         let position = try ArgumentParser.int(c.arguments[0], in: 1...PracticeSection.maxPerTrack, "sections count from 1")

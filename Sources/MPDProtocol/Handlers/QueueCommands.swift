@@ -49,6 +49,14 @@ enum QueueCommands {
         try await c.backend.editQueue(.priority(priority, ids))
     }
 
+    /// `rangeid ID START:END`: the part of the song the entry plays, in seconds, either end optional; `:` plays all
+    /// of it again. MPD's words: `Bad range`; the entry playing is `Cannot edit the current song`.
+    static func rangeID(_ c: inout CommandContext) async throws {
+        let id = try c.entryID(0)
+        guard let span = PlaySpan.parseMPDRange(c.arguments[1]) else { throw MPDError.badArgument("Bad range") }
+        try await c.backend.editQueue(.setRange(id, span))
+    }
+
     static func delete(_ c: inout CommandContext) async throws {
         try await c.backend.editQueue(.delete(.positions(try c.range(0))))
     }

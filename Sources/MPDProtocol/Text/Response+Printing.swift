@@ -2,10 +2,16 @@ import FermataCore
 
 /// Printers for the protocol's value types, in MPD's line order.
 extension Response {
-    /// `file:`, `Last-Modified:`, `Added:`, `Format:`, the enabled tags, `Time:`/`duration:`, then `Pos:`/`Id:` for
-    /// queue songs.
+    /// `file:`, `Range:` (and Fermata's `Section:`, `Passes:`, `Tempo:`) for a part of a file, `Last-Modified:`,
+    /// `Added:`, `Format:`, the enabled tags, `Time:`/`duration:`, then `Pos:`/`Id:` for queue songs.
     public mutating func song(_ song: SongInfo, tags enabled: Set<TagType>) {
         line("file", song.uri)
+        if let span = song.span {
+            if let range = span.mpdRange { line("Range", range) }
+            if let name = span.section { line("Section", name) }
+            if span.passes != 1 { line("Passes", span.passes) }
+            if let tempo = span.tempoPercent { line("Tempo", tempo) }
+        }
         if let modified = song.lastModified { line("Last-Modified", iso8601: modified) }
         if let added = song.added { line("Added", iso8601: added) }
         if let format = song.format { line("Format", format) }

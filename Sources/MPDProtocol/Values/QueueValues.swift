@@ -54,6 +54,8 @@ public enum QueueSource: Sendable, Hashable {
     case matching(SongQuery)
     /// A stored playlist, optionally a range of it (`load`).
     case storedPlaylist(name: String, range: PositionRange?)
+    /// One song, a part of it (`section_queue`: a practice section of the track).
+    case part(uri: String, PlaySpan)
 }
 
 /// A change to the queue. Every edit that changes anything bumps the queue version and publishes `.playlist`.
@@ -71,6 +73,8 @@ public enum QueueEdit: Sendable, Hashable {
     /// Sets the priority (0–255) of the addressed entries (`prio` by ranges, `prioid` by ids), all or none: a bad
     /// range or an unknown id changes nothing.
     case priority(UInt8, [QueueTarget])
+    /// The part of its file an entry plays (MPD `rangeid`; nil: all of it). Refused for the entry playing.
+    case setRange(EntryID, PlaySpan?)
 }
 
 /// Which queue songs to read.

@@ -22,6 +22,9 @@ public struct SongInfo: Sendable, Hashable {
     public var queueID: EntryID?
     /// The queue entry's priority (MPD's `Prio`, printed when not 0).
     public var priority: UInt8 = 0
+    /// The part of the file a queue entry or a stored playlist's line plays (MPD's `Range:`; Fermata's passes, tempo
+    /// and section name), nil: all of it.
+    public var span: PlaySpan?
 
     public init(
         uri: String, tags: [TagValue] = [], duration: Double? = nil, format: String? = nil,
