@@ -337,7 +337,7 @@ struct FuzzRun: Sendable {
     /// with `cardlearn`/`cardassign`).
     static let queueEditors: Set<String> = [
         "add", "addid", "cardread", "clear", "consume", "delete", "deleteid", "findadd", "load", "move", "moveid",
-        "searchadd", "shuffle", "swap", "swapid",
+        "rangeid", "searchadd", "section_queue", "shuffle", "swap", "swapid",
     ]
     static let queueRemovers: Set<String> = ["cardread", "clear", "consume", "delete", "deleteid"]
 

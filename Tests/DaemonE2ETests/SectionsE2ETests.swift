@@ -120,6 +120,20 @@ import TestSupport
             #expect(try await daemon.ok("playlistinfo").all("Range") == ["0.200-0.600"])
             try await daemon.ok("rangeid \(entries[0]) 0.5:")
             #expect(try await daemon.ok("playlistinfo").all("Range") == ["0.500-", "0.200-0.600"])
+
+            // Practice on a queued section counts under its name (the intro, 0.2-0.6 s twice, for ever under repeat
+            // single), with no loop set by the listener.
+            try await daemon.ok("repeat 1")
+            try await daemon.ok("single 1")
+            try await daemon.ok("playid \(entries[2])")
+            let deadline = ContinuousClock.now + .seconds(60)
+            while Self.seconds(in: "intro", try await daemon.ok("practice")) < 0.5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let status = try await daemon.ok("status")
+            #expect(Double(status["elapsed"] ?? "") ?? 0 >= 0.2, "a queued section plays from its start: \(status)")
+            try await daemon.ok("stop")
+            #expect(Self.seconds(in: "intro", try await daemon.ok("practice")) >= 0.5)
         }
     }
 }
