@@ -13,22 +13,24 @@ struct QueueFileIndex: Sendable {
     let version: Int
     private let paths: [String]
     private let gains: [ReplayGainInfo]
-    private let positions: [String: Int]
 
     static func build(_ db: Database, version: Int) throws -> QueueFileIndex {
+        // Sized once: grown by doubling, the two arrays of a 20,000-track library held room for 32,768 (1.3 MB more).
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM track WHERE path != ''") ?? 0
         let rows = try RawStatement(db, """
             SELECT path, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak FROM track WHERE path != '' ORDER BY path
             """, arguments: [])
         var paths: [String] = []
         var gains: [ReplayGainInfo] = []
+        paths.reserveCapacity(count)
+        gains.reserveCapacity(count)
         while try rows.step() {
             guard let path = rows.text(0) else { continue }
             paths.append(path)
             gains.append(ReplayGainInfo(trackGain: rows.double(1), trackPeak: rows.double(2), albumGain: rows.double(3),
                                         albumPeak: rows.double(4)))
         }
-        let positions = Dictionary(paths.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
-        return QueueFileIndex(version: version, paths: paths, gains: gains, positions: positions)
+        return QueueFileIndex(version: version, paths: paths, gains: gains)
     }
 
     /// The tracks below `directory` ("" is the top), in path order.
@@ -37,9 +39,14 @@ struct QueueFileIndex: Sendable {
         return range.map { (paths[$0], gains[$0]) }
     }
 
-    /// The ReplayGain of each of `wanted`, in its order; nil for a path the library does not have.
+    /// The ReplayGain of each of `wanted`, in its order; nil for a path the library does not have. Found by binary
+    /// search over the sorted paths, byte for byte as SQLite compares them (a dictionary beside them cost 1 MB for a
+    /// 20,000-track library; 16,384 lookups take a few milliseconds either way).
     func replayGains(_ wanted: [String]) -> [ReplayGainInfo?] {
-        wanted.map { path in positions[path].map { gains[$0] } }
+        wanted.map { path in
+            let index = first(atLeast: path)
+            return index < paths.count && paths[index].utf8.elementsEqual(path.utf8) ? gains[index] : nil
+        }
     }
 
     /// The index of the first path not below `key` in byte order ("0" follows "/": `dir0` ends `dir/…`).

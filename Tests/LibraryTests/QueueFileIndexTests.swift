@@ -37,6 +37,14 @@ import TestSupport
         let gains = try await library.replayGains(paths: awkward + ["not/there.flac"])
         #expect(gains.compactMap { $0 }.count == awkward.count && gains.last! == nil)
         #expect(gains[2]?.trackGain == -2.5, "Zeta0.flac")
+        // Byte for byte, as SQL's `path = ?`: the same name decomposed (É as E + U+0301, equal as a Swift String) is
+        // another file the library does not have; so are a directory and a prefix of a name.
+        let near = try await library.replayGains(paths: ["Zeta/E\u{301} first.flac", "Zeta", "Zeta/", "Zeta/É"])
+        #expect(near == [nil, nil, nil, nil])
+        let sql = try await library.database.pool.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM track WHERE path = ?", arguments: ["Zeta/E\u{301} first.flac"])
+        }
+        #expect(sql == 0)
 
         // A scan that adds, changes and removes files: the next answers see it (never the index read before).
         try fixture.addFLAC("Zeta/new.flac", seed: 300, tags: ["REPLAYGAIN_TRACK_GAIN": "-9 dB"])
