@@ -177,7 +177,7 @@ let programTargets: [Target] = [
     .target(
         name: "FermatadCommand",
         dependencies: [
-            "Daemon", "FermataConfig", "Controls",
+            "AudioCore", "Daemon", "FermataConfig", "Controls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]

@@ -35,7 +35,7 @@ public struct PlaylistLine: Sendable, Hashable {
     static func span(comment: Substring) -> PlaySpan? {
         var rest = comment[...]
         var name: String?
-        if let marker = rest.range(of: " section=") {
+        if let marker = rest.firstRange(of: " section=") {
             name = String(rest[marker.upperBound...])
             rest = rest[..<marker.lowerBound]
         }

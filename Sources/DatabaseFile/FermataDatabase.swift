@@ -75,6 +75,9 @@ public final class FermataDatabase: Sendable {
         configuration.label = "fermata.state"
         configuration.busyMode = .timeout(10)
         configuration.maximumReaderCount = 3
+        // `releaseMemory()` (after a scan) empties the readers' page caches and keeps them open: a reader reopened
+        // would need the file to be where it was, and gains nothing.
+        configuration.persistentReadOnlyConnections = true
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
@@ -82,6 +85,10 @@ public final class FermataDatabase: Sendable {
             // a frame (4,120 bytes) covers page-cache pages only partly, and once those pages are evicted every such
             // write first reads them back from the disk (+10 ms on a 10,000-entry queue edit).
             try db.execute(sql: "PRAGMA journal_size_limit = 0")
+            // Readers keep 512 KiB of pages each, not SQLite's 2 MB: a `listall` or a queue add reads the track table
+            // through, and three readers kept 6 MB of it resident for good, where the kernel's page cache (evictable,
+            // not the daemon's) holds the file anyway. The writer keeps 2 MB for the scan.
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -512") }
             for setup in schema.connectionSetups { try setup(db) }
         }
         return configuration

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AudioCore
 import Controls
 import Daemon
 import FermataConfig
@@ -52,6 +53,10 @@ public struct Fermatad: AsyncParsableCommand {
             print(URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent)
             return
         }
+        // Two arenas: a 20,000-track scan followed by 16,384 queued `add`s left 4-6 MiB more resident with glibc's
+        // default (up to 8 per core) — freed heap spread over a dozen arenas (`Tests/Tools/lossy-bench.sh --tests
+        // queue`). The audio thread allocates nothing, so it never waits on an arena's lock.
+        HeapTrim.limitArenas(to: 2)
         let settings: DaemonConfig
         let controls: ControlsSetup
         do {

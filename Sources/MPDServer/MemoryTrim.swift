@@ -1,4 +1,4 @@
-import CThreadShim
+import AudioCore
 import FermataCore
 import Glibc
 import Synchronization
@@ -10,8 +10,10 @@ import Synchronization
 /// Thread-safe (a `Mutex`); `afterLargeWrite` is called from event loops. Requests within 200 ms coalesce into one
 /// trim, run on `BlockingWork` (it walks the heap: a few milliseconds).
 enum MemoryTrim {
-    /// Writes at least this large are worth a trim afterwards.
-    static let threshold = 1 << 20
+    /// Writes at least this large are worth a trim afterwards: 256 KiB, so a list of 16,384 `add`s (800 KB) or a
+    /// 20,000-file `listall` (1 MB) is followed by one; at 1 MiB neither was, and 8 MiB of their freed heap stayed
+    /// resident (`Tests/Tools/lossy-bench.sh --tests queue`).
+    static let threshold = 1 << 18
     private static let scheduled = Mutex(false)
 
     /// Call when a write of `bytes` has completed (sent or dropped).
@@ -25,7 +27,7 @@ enum MemoryTrim {
         Task.detached {
             try? await Task.sleep(for: .milliseconds(200))
             scheduled.withLock { $0 = false }
-            await BlockingWork.run { _ = fermata_malloc_trim() }
+            _ = await BlockingWork.run { HeapTrim.now() }
         }
     }
 }

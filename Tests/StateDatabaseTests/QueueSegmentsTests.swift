@@ -91,7 +91,12 @@ import TestSupport
             if Int.random(in: 0..<10, using: &generator) == 0 { entries.insert(entry, at: 0) } else { entries.append(entry) }
             _ = segments.update(to: entries)
         }
-        #expect(segments.order.flatMap(\.entries) == entries)
+        #expect(segments.order.flatMap(\.digests) == entries.map(\.hashValue))
+        var offset = 0
+        for run in segments.order {
+            #expect(run.firstID == entries[offset].id)
+            offset += run.count
+        }
         #expect(segments.order.count <= 2 * entries.count / (QueueSegments.maximumSize / 2) + 2,
                 "\(segments.order.count) runs for \(entries.count) entries")
     }

@@ -3,6 +3,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "thread_shim.h"
@@ -30,4 +31,9 @@ int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds) {
 
 int fermata_malloc_trim(void) {
     return malloc_trim(0);
+}
+
+int fermata_limit_malloc_arenas(int count) {
+    if (getenv("MALLOC_ARENA_MAX") != NULL) return 0;
+    return mallopt(M_ARENA_MAX, count);
 }

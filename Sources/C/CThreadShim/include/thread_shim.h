@@ -15,4 +15,8 @@ int fermata_sem_wait_monotonic(sem_t *sem, int64_t nanoseconds);
 /// Returns the heap's free memory to the kernel (glibc's malloc_trim(0), which Swift's Glibc module leaves out).
 /// Returns 1 when memory was released.
 int fermata_malloc_trim(void);
+
+/// Caps glibc's malloc arenas at `count` (mallopt M_ARENA_MAX) unless the environment sets MALLOC_ARENA_MAX (the
+/// owner's setting wins). Returns 1 when set.
+int fermata_limit_malloc_arenas(int count);
 #endif
