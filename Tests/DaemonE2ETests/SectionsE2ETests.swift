@@ -77,6 +77,9 @@ import TestSupport
         try await Daemon.with { daemon async throws in
             let uno = MusicFixture.uno.path
             try await daemon.ok("add \"\(uno)\"")
+            // repeat + single: the short track plays for ever (a loaded machine once let it end before the pause).
+            try await daemon.ok("repeat 1")
+            try await daemon.ok("single 1")
             try await daemon.ok("play 0")
             _ = try await daemon.status(within: 10) { $0["state"] == "play" }
             try await daemon.ok("pause 1")
@@ -123,8 +126,6 @@ import TestSupport
 
             // Practice on a queued section counts under its name (the intro, 0.2-0.6 s twice, for ever under repeat
             // single), with no loop set by the listener.
-            try await daemon.ok("repeat 1")
-            try await daemon.ok("single 1")
             try await daemon.ok("playid \(entries[2])")
             let deadline = ContinuousClock.now + .seconds(60)
             while Self.seconds(in: "intro", try await daemon.ok("practice")) < 0.5, ContinuousClock.now < deadline {

@@ -67,4 +67,42 @@ import Testing
         let status = await player.status()
         #expect(status.tempoPercent == 100)
     }
+
+    /// A set list of sections under `repeat`: it cycles for ever, each round exactly the parts and passes of the last
+    /// (the capture, stopped after three rounds or more, is a prefix of the rounds repeated).
+    @Test func aSetListOfSectionsCyclesForEverUnderRepeat() async throws {
+        var harness = try CaptureHarness()
+        harness.config.loopCrossfadeMilliseconds = 0
+        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 41)
+        let path = try harness.writeFLAC(signal)
+        let capture = harness.directory.file("capture.raw")
+        var round: [Int32] = []
+        for section in Self.sections {
+            let (a, b) = (Self.frame(section.startMilliseconds), Self.frame(section.endMilliseconds))
+            for _ in 0..<(section.passes ?? 1) { round += signal[(a * 2)..<(b * 2)] }
+        }
+        let roundBytes = round.count * 2
+        let (bytes, _) = try await harness.play(Array(repeating: path, count: 3)) { player, ids in
+            for (entry, section) in zip(ids, Self.sections) {
+                try await player.setSpan(PlaySpan(section: section), of: entry)
+            }
+            try await player.perform(.setRepeat(.queue))
+            // Stops once three rounds are captured (the stream would go on for ever), within a bound.
+            Task {
+                let deadline = ContinuousClock.now + .seconds(60)
+                while ContinuousClock.now < deadline {
+                    let size = (try? FileManager.default.attributesOfItem(atPath: capture)[.size] as? Int) ?? 0
+                    if size >= 3 * roundBytes { break }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                try? await player.perform(.stop)
+            }
+        }
+        let got = int16Samples(bytes)
+        #expect(got.count >= 3 * round.count, "\(got.count / 2) frames captured, a round is \(round.count / 2)")
+        var want: [Int32] = []
+        while want.count < got.count { want += round }
+        let difference = firstDifference(got, Array(want.prefix(got.count)))
+        #expect(difference == nil, "first difference at frame \((difference ?? 0) / 2), round \(round.count / 2) frames")
+    }
 }
