@@ -71,10 +71,11 @@ struct PlayerState {
     }
 
     /// The tempo heard: the current entry's own (a section queued with its tempo), else the listener's.
-    var tempoPercent: Int {
-        guard let current, current != tempoOverridden, let own = queue.entry(id: current)?.span?.tempoPercent else {
-            return modes.tempoPercent
-        }
+    var tempoPercent: Int { tempoPercent(on: current.flatMap(queue.entry(id:))) }
+
+    /// The tempo heard on `entry`: its own unless the listener changed it while it played, else the listener's.
+    func tempoPercent(on entry: QueueEntry?) -> Int {
+        guard let entry, entry.id != tempoOverridden, let own = entry.span?.tempoPercent else { return modes.tempoPercent }
         return own
     }
 
@@ -151,7 +152,9 @@ struct PlayerState {
         status.state = transport.state
         // Stopped, the cursor is the truth (the engine may not have taken in a stop, or a clear, just asked).
         status.entryID = stopped ? current : heard.entryID ?? current
-        status.path = status.entryID.flatMap { queue.entry(id: $0)?.uri }
+        // One look-up (a linear one: `status` is polled, and the queue may hold 100,000 entries).
+        let entry = status.entryID.flatMap(queue.entry(id:))
+        status.path = entry?.uri
         status.elapsedFrames = stopped ? 0 : heard.sourceFrame
         status.elapsed = stopped ? 0 : heard.seconds
         status.sourceSampleRate = heard.sourceRate > 0 ? heard.sourceRate
@@ -160,9 +163,9 @@ struct PlayerState {
         status.repeatMode = modes.repeatMode
         status.single = modes.single
         status.singleOneshot = modes.singleOneshot
-        status.tempoPercent = tempoPercent
+        status.tempoPercent = tempoPercent(on: entry)
         status.transposeCents = modes.transposeCents
-        status.span = status.entryID.flatMap { queue.entry(id: $0)?.span }
+        status.span = entry?.span
         status.beat = beat(for: status.entryID)
         status.metronome = modes.metronome
         status.sections = sections(for: status.entryID)
