@@ -22,7 +22,7 @@ extension FermataBackend {
 
     /// A stored playlist's part as it plays now: a section it names as the track's practice memory has it today (edited
     /// since the playlist was saved: as edited), else as the playlist wrote it (the section deleted, or no memory).
-    func currentSpan(_ line: PlaylistLine) async throws -> PlaySpan? {
+    func currentSpan(_ line: PlaylistLine) async -> PlaySpan? {
         guard let span = line.span, let name = span.section, practice != nil,
               let section = try? await sections(of: line.uri).first(where: { $0.name == name }) else { return line.span }
         return PlaySpan(section: section)

@@ -237,7 +237,7 @@ extension FermataBackend {
             let lines = try await BlockingWork.run { try store.read(name) }
             var files: [SourceFile] = []
             for line in range.map({ Array(lines[$0.clamped(to: lines.count)]) }) ?? lines {
-                files.append(SourceFile(uri: line.uri, span: try await currentSpan(line)))
+                files.append(SourceFile(uri: line.uri, span: await currentSpan(line)))
             }
             return files
         case let .part(uri, span):

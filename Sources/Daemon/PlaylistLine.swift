@@ -41,11 +41,11 @@ public struct PlaylistLine: Sendable, Hashable {
         }
         let words = rest.split(separator: " ")
         guard let range = words.first, let dash = range.firstIndex(of: "-"),
-              let start = milliseconds(range[..<dash]) else { return nil }
+              let start = PlaySpan.milliseconds(decimalSeconds: range[..<dash]) else { return nil }
         let endText = range[range.index(after: dash)...]
         var span = PlaySpan(startMilliseconds: start, section: name)
         if !endText.isEmpty {
-            guard let end = milliseconds(endText) else { return nil }
+            guard let end = PlaySpan.milliseconds(decimalSeconds: endText) else { return nil }
             span.endMilliseconds = end
         }
         for word in words.dropFirst() {
@@ -58,22 +58,6 @@ public struct PlaylistLine: Sendable, Hashable {
             }
         }
         return span.problem == nil ? span : nil
-    }
-
-    /// `SECONDS[.mmm]` as milliseconds: digits and at most three decimals, within 24 hours.
-    private static func milliseconds(_ text: Substring) -> Int64? {
-        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let whole = parts.first, !whole.isEmpty, whole.count <= 6, whole.allSatisfy(\.isASCII),
-              let seconds = Int64(whole), seconds >= 0 else { return nil }
-        var fraction: Int64 = 0
-        if parts.count == 2 {
-            let digits = parts[1]
-            guard !digits.isEmpty, digits.count <= 3, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int64(digits) else { return nil }
-            fraction = value * [100, 10, 1][digits.count - 1]
-        }
-        let total = seconds * 1000 + fraction
-        return total <= PracticeSection.maxMilliseconds ? total : nil
     }
 
     /// The entries of a playlist file's text: URI lines (blank ones and other comments skipped; `isSafe` decides

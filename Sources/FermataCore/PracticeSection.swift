@@ -31,15 +31,21 @@ public struct PracticeSection: Sendable, Hashable {
 
     /// Nil when usable: a printable name of 1–64 characters, 0 ≤ start < end ≤ 24 h, 1–1000 passes, 50–150 %.
     public var problem: String? {
-        guard !name.isEmpty, name.count <= Self.maxNameLength,
-              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            return "a section name is 1 to \(Self.maxNameLength) printable characters"
-        }
+        if let problem = Self.nameProblem(name) { return problem }
         guard startMilliseconds >= 0, endMilliseconds > startMilliseconds, endMilliseconds <= Self.maxMilliseconds else {
             return "a section runs from 0 or later to a later end, within 24 hours"
         }
         if let passes, !(1...1000).contains(passes) { return "a section plays 1 to 1000 times" }
         if let tempoPercent, !(50...150).contains(tempoPercent) { return "a section's tempo is 50-150 %" }
+        return nil
+    }
+
+    /// Nil when `name` can name a section (and a queued section's `PlaySpan`): 1–64 characters, none a control.
+    public static func nameProblem(_ name: String) -> String? {
+        guard !name.isEmpty, name.count <= maxNameLength,
+              !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "a section name is 1 to \(maxNameLength) printable characters"
+        }
         return nil
     }
 

@@ -13,6 +13,14 @@ import TestSupport
         return Double(line.value) ?? 0
     }
 
+    /// Polls `practice` (every 100 ms, at most 60 s) until `section` holds `seconds` of practice.
+    static func practise(_ section: String, seconds: Double, _ daemon: Daemon) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while Self.seconds(in: section, try await daemon.ok("practice")) < seconds, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
     @Test func sectionsThroughTheProtocolAndTheCLI() async throws {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add \"\(MusicFixture.uno.path)\"")
@@ -54,10 +62,7 @@ import TestSupport
             #expect(bad.status == 64, "\(bad)")
 
             // Practice in the bridge until the statistics hold 1.5 s of it (a condition, not a fixed wait).
-            let deadline = ContinuousClock.now + .seconds(60)
-            while Self.seconds(in: "bridge", try await daemon.ok("practice")) < 1.5, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            try await Self.practise("bridge", seconds: 1.5, daemon)
             try await daemon.ok("stop")
             let report = try await daemon.ok("practice")
             // Most practised first: the bridge; the moments in the others count under their names too.
@@ -127,10 +132,7 @@ import TestSupport
             // Practice on a queued section counts under its name (the intro, 0.2-0.6 s twice, for ever under repeat
             // single), with no loop set by the listener.
             try await daemon.ok("playid \(entries[2])")
-            let deadline = ContinuousClock.now + .seconds(60)
-            while Self.seconds(in: "intro", try await daemon.ok("practice")) < 0.5, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
-            }
+            try await Self.practise("intro", seconds: 0.5, daemon)
             let status = try await daemon.ok("status")
             #expect(Double(status["elapsed"] ?? "") ?? 0 >= 0.2, "a queued section plays from its start: \(status)")
             try await daemon.ok("stop")

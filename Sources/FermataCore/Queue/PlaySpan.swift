@@ -38,17 +38,29 @@ public struct PlaySpan: Sendable, Hashable {
         guard parts.count == 2 else { return nil }
         func milliseconds(_ part: Substring) -> Int64?? {
             if part.isEmpty { return .some(nil) }
-            // Digits and one point only: no sign, exponent, "nan" or "inf".
-            guard part.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }), part.filter({ $0 == "." }).count <= 1,
-                  let seconds = Double(part), seconds.isFinite, seconds <= Double(PracticeSection.maxMilliseconds) / 1000
-            else { return nil }
-            return .some(Int64((seconds * 1000).rounded()))
+            return Self.milliseconds(decimalSeconds: part).map { .some($0) }
         }
         guard let start = milliseconds(parts[0]), let end = milliseconds(parts[1]) else { return nil }
         if start == nil && end == nil { return .some(nil) }
         let span = PlaySpan(startMilliseconds: start ?? 0, endMilliseconds: end)
         if let end, end <= span.startMilliseconds { return nil }
         return .some(span)
+    }
+
+    /// `SECONDS[.FRACTION]` (`12.5`, `.25`, `61.005`) as milliseconds, rounded half up at the fourth decimal; nil for
+    /// anything else (a sign, an exponent, `nan`, a second point) or past 24 hours. Digits only, in integer arithmetic:
+    /// no conversion that could trap. MPD's `rangeid` and a stored playlist's `#FERMATA-SPAN:` both read it.
+    public static func milliseconds(decimalSeconds text: Substring) -> Int64? {
+        let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let whole = parts[0], fraction = parts.count == 2 ? parts[1] : ""
+        guard !(whole.isEmpty && fraction.isEmpty), whole.count <= 6,
+              (whole + fraction).allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        var total = (Int64(whole) ?? 0) * 1000
+        for (place, digit) in zip([100, 10, 1, 0] as [Int64], fraction.prefix(4)) {
+            let value = Int64(digit.wholeNumberValue ?? 0)
+            total += place > 0 ? value * place : (value >= 5 ? 1 : 0)
+        }
+        return total <= PracticeSection.maxMilliseconds ? total : nil
     }
 
     /// Nil when usable: 0 ≤ start < end ≤ 24 h, 1–1000 passes, 50–150 %, a section name as sections have.
@@ -61,9 +73,7 @@ public struct PlaySpan: Sendable, Hashable {
         }
         guard (1...1000).contains(passes) else { return "a range plays 1 to 1000 times" }
         if let tempoPercent, !(50...150).contains(tempoPercent) { return "a range's tempo is 50-150 %" }
-        if let section, section.isEmpty || section.count > PracticeSection.maxNameLength {
-            return "a section name is 1 to \(PracticeSection.maxNameLength) characters"
-        }
+        if let section, let problem = PracticeSection.nameProblem(section) { return problem }
         return nil
     }
 
