@@ -49,7 +49,9 @@ public struct DaemonRuntime: Sendable {
         outputSettings.output = outputName
         let made = OutputSet.make(config: outputSettings, saved: await store.loadOutputStates(), logger: logger)
         let engine = PlaybackEngine(sink: made.sink, config: engineConfig(), taps: made.taps)
+        let practiceStore = PracticeStore(database: database)
         let player = Player(engine: engine, musicDirectory: config.musicDirectory, persistence: store,
+                            sectionSource: { uri in (try? await practiceStore.sections(path: uri)) ?? [] },
                             logger: Logger(label: "fermata.player"))
         let policy = config.resume
         // A music drive mounted late at boot: serve the saved queue stopped and start it when the directory appears.
@@ -82,7 +84,7 @@ public struct DaemonRuntime: Sendable {
         defer { restoring.cancel() }
         let library = Library(database: database, musicDirectory: config.musicDirectory)
         let playlists = PlaylistStore(directory: config.stateDirectory + "/playlists")
-        let practice = PracticeRecorder(player: player, store: PracticeStore(database: database),
+        let practice = PracticeRecorder(player: player, store: practiceStore,
                                         remember: config.practiceRemember)
         // The restored entry keeps the loop and tempo saved with the player state (newer than its practice memory).
         await practice.adoptRestored(entry: saved.currentEntry)

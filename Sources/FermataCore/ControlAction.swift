@@ -14,6 +14,10 @@ public enum ControlAction: Sendable, Hashable {
     case previous
     /// MPD's `previous`: always the entry before (MPD has no restart rule).
     case previousEntry
+    /// MPD's `next` (`forward`) and `previous` in one step: refused when stopped (`Not playing`); the entry skipped to
+    /// plays, also when the player was paused (MPD's `PlayOrder` starts it; the buttons' `next` keeps a pause);
+    /// past the end the player stops.
+    case skipPlaying(forward: Bool)
     /// Seek within the current track to an absolute time in seconds.
     case seek(seconds: Double)
     /// Seek relative to the heard position (hold-repeat buttons).

@@ -47,9 +47,12 @@ extension Player {
             return
         }
         if case .playSection = action, state.transport.isStopped, let entry = state.entryToStart {
-            // The rate turns the section's milliseconds into frames; the step checks the entry is still the one.
+            // The rate turns the section's milliseconds into frames; the sections come from the practice memory when
+            // nobody gave them for that entry yet; the step checks the entry is still the one.
             let rate = await sampleRate(ofURI: entry.uri)
-            try await step(.action(action, read: FileFacts(entry: entry.id, rate: rate)))
+            var sections: [PracticeSection]?
+            if state.sections(for: entry.id).isEmpty, let sectionSource { sections = await sectionSource(entry.uri) }
+            try await step(.action(action, read: FileFacts(entry: entry.id, rate: rate, sections: sections)))
             return
         }
         if case .loopLastBars = action, let current = state.current, state.beat(for: current) == nil,
@@ -90,11 +93,25 @@ extension Player {
     private func announce(_ text: String?) async throws {
         var words = text ?? ""
         if text == nil {
-            guard let entry = state.current.flatMap(state.queue.entry(id:)) else { throw ActionError.notPlaying }
-            words = await trackTitle(entry)
-            // Read after the title's `await`: the loop and the speed as they are now.
-            let rate = Double(max(1, engine.position().sourceRate))
-            if let loop = state.loopMarks.loop, loop.entry == entry.id {
+            guard let described = await describeCurrentEntry() else { throw ActionError.notPlaying }
+            words = described
+        }
+        if let speech = await speak(words) { engine.announce(speech, duck: state.modes.announcements.duck) }
+    }
+
+    /// "Title, by Artist; loop from …; 80 percent speed" of the current entry. The title is read off the actor; the
+    /// loop, the speed and the rate are read after it, and only if the same entry is still current (another client's
+    /// skip during the read starts over with the new entry; three skips in a row give up). The loop is spoken only
+    /// when the engine's rate is that entry's.
+    private func describeCurrentEntry() async -> String? {
+        for _ in 0..<3 {
+            guard let entry = state.current.flatMap(state.queue.entry(id:)) else { return nil }
+            var words = await trackTitle(entry)
+            guard state.current == entry.id else { continue }
+            let heard = engine.position()
+            if let loop = state.loopMarks.loop, loop.entry == entry.id, heard.entryID == entry.id,
+               heard.sourceRate > 0 {
+                let rate = Double(heard.sourceRate)
                 func spoken(_ frame: Int64) -> String {
                     let seconds = Int(Double(frame) / rate)
                     return seconds >= 60 ? "\(seconds / 60) minutes \(seconds % 60)" : "\(seconds) seconds"
@@ -102,8 +119,9 @@ extension Player {
                 words += "; loop from \(spoken(loop.region.start)) to \(spoken(loop.region.end))"
             }
             if state.modes.tempoPercent != 100 { words += "; \(state.modes.tempoPercent) percent speed" }
+            return words
         }
-        if let speech = await speak(words) { engine.announce(speech, duck: state.modes.announcements.duck) }
+        return nil
     }
 
     /// A step whose command cannot fail (an engine event, a restore); a failure would be a defect, logged.

@@ -26,10 +26,14 @@ public struct PlayerView: Sendable {
 /// Protocol commands that read or edit the queue, each in one actor turn (positions and ids resolved inside).
 extension Player {
     /// The status and the queue in one turn, with the rate of an entry skipped to but not heard yet read first (off
-    /// the actor): times and the loop are then in that entry's seconds, never in frames over an unknown rate.
+    /// the actor): times and the loop are then in that entry's seconds, never in frames over an unknown rate. At most
+    /// one step: the start's own rate read (awaited, not repeated), or else the idle entry's rate.
     public func view() async -> PlayerView {
-        await resolveRequestedRate()
-        await resolveIdleRate()
+        if requestedRateUnknown {
+            await resolveRequestedRate()
+        } else {
+            await resolveIdleRate()
+        }
         return PlayerView(status: status(), queue: queueView())
     }
 

@@ -21,6 +21,9 @@ public actor Player: PlayerControl {
     let logger: Logger
     nonisolated let musicDirectory: String?
     let persistence: (any PlayerPersistence)?
+    /// A track's sections from its practice memory, by URI (nil: none kept). The practice recorder gives the player the
+    /// current entry's; this is read when a section step finds none for the entry it acts on.
+    let sectionSource: SectionSource?
     let speaker = SpeechRenderer()
 
     private(set) var state: PlayerState
@@ -31,12 +34,19 @@ public actor Player: PlayerControl {
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
+    /// The read of the source rate of a start not heard yet (`resolveRate(of:)`), owned: a newer start cancels it,
+    /// `view()` and the actions in seconds await it instead of reading the file again.
+    private var rateRead: (generation: Int, task: Task<Void, Never>)?
+
+    /// Reads the sections of the track at a URI (empty: none, or the store could not be read).
+    public typealias SectionSource = @Sendable (String) async -> [PracticeSection]
 
     public init(engine: PlaybackEngine, musicDirectory: String? = nil, persistence: (any PlayerPersistence)? = nil,
-                logger: Logger = Logger(label: "fermata.player")) {
+                sectionSource: SectionSource? = nil, logger: Logger = Logger(label: "fermata.player")) {
         self.engine = engine
         self.musicDirectory = musicDirectory
         self.persistence = persistence
+        self.sectionSource = sectionSource
         self.logger = logger
         state = PlayerState(musicDirectory: musicDirectory)
         (changes, changeSink) = AsyncStream<PlayerChange>.makeStream(bufferingPolicy: .bufferingNewest(64))
@@ -51,7 +61,7 @@ public actor Player: PlayerControl {
         let effects = try state.reduce(command, heard: engine.position())
         for order in effects.engine { send(order) }
         for warning in effects.warnings { logger.warning("\(warning)") }
-        if let start = effects.resolveRateOf { Task { await self.resolveRate(of: start) } }
+        if let start = effects.resolveRateOf { readRate(of: start) }
         wakeWaiters()
         if let save = effects.save { await write(save) }
         for change in effects.changes { changeSink.yield(change) }
@@ -195,14 +205,27 @@ public actor Player: PlayerControl {
     /// before it is heard — a skip and a seek while paused — must convert seconds at that entry's rate, not at the
     /// rate of the entry heard before. The step that takes it checks that start is still the one asked for.
     func resolveRequestedRate() async {
-        guard let asked = state.transport.requestedStart else { return }
+        guard let asked = state.transport.requestedStart, asked.rate == nil else { return }
+        if let read = rateRead, read.generation == asked.generation { return await read.task.value }
         await resolveRate(of: asked)
+    }
+
+    /// Whether the start asked for last is not heard yet and its rate is unknown (`resolveRequestedRate` reads it).
+    var requestedRateUnknown: Bool {
+        guard let asked = state.transport.requestedStart else { return false }
+        return asked.rate == nil && engine.position().generation < asked.generation
+    }
+
+    /// Starts the owned read of `start`'s rate (the step that began it asked for it), replacing an older one.
+    private func readRate(of start: RequestedStart) {
+        rateRead?.task.cancel()
+        rateRead = (start.generation, Task { await self.resolveRate(of: start) })
     }
 
     private func resolveRate(of asked: RequestedStart) async {
         guard asked.rate == nil, engine.position().generation < asked.generation,
               let entry = state.queue.entry(id: asked.entry) else { return }
-        guard let rate = await sampleRate(ofURI: entry.uri) else { return }
+        guard let rate = await sampleRate(ofURI: entry.uri), !Task.isCancelled else { return }
         await stepLogged(.rateResolved(generation: asked.generation, rate: rate))
     }
 

@@ -110,6 +110,9 @@ struct FileFacts: Sendable {
     var taggedBPM: Double?
     /// The file's source rate (a section played from a stopped player: its ends become frames at it).
     var rate: Int?
+    /// The track's sections from its practice memory, when the player was not given them (a stopped box after `clear`
+    /// and `add`: no entry was current for the practice recorder to give them to).
+    var sections: [PracticeSection]?
 }
 
 /// A step's bookkeeping while it runs: what to save and what was changed, turned into `PlayerEffects.save` at its end
@@ -117,8 +120,17 @@ struct FileFacts: Sendable {
 struct PendingSave {
     var wanted = false
     var queueChanged = false
+    /// Write only when the state to save differs from the state before the step: an action that changes nothing (a
+    /// pause while paused, a tap that does not yet give a tempo) writes nothing.
+    var onlyIfChanged = false
 
     mutating func state() { wanted = true }
+
+    /// A save the step's own changes may make unnecessary (see `onlyIfChanged`); another `state()` does not lift it.
+    mutating func stateIfChanged() {
+        wanted = true
+        onlyIfChanged = true
+    }
 
     mutating func queue() {
         wanted = true

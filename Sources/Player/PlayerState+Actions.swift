@@ -26,6 +26,9 @@ extension PlayerState {
         case .next: try skip(forward: true, &step)
         case .previous: try skip(forward: false, &step)
         case .previousEntry: try skip(forward: false, restarting: false, &step)
+        case let .skipPlaying(forward):
+            guard !transport.isStopped else { throw Player.ActionError.notPlaying }
+            try skip(forward: forward, restarting: false, playing: true, &step)
         case let .seek(seconds): try seek(to: seconds, &step)
         case let .seekBy(delta): try seek(to: position(step.heard).seconds + delta, &step)
         case let .seekEntry(id, seconds): try seekEntry(id, seconds: seconds, rate: nil, &step)
@@ -158,7 +161,11 @@ extension PlayerState {
         } else {
             heard = try heardTrack(step.heard)
         }
-        let list = sections(for: heard.entry)
+        var list = sections(for: heard.entry)
+        if list.isEmpty, facts.entry == heard.entry, let read = facts.sections, !read.isEmpty {
+            list = read
+            sections = EntrySections(entry: heard.entry, list: read)  // kept: the next step finds them
+        }
         guard !list.isEmpty, let entry = queue.entry(id: heard.entry) else {
             throw Player.ActionError.invalidValue("this track has no sections (save one with section_save)")
         }
@@ -234,7 +241,10 @@ extension PlayerState {
     }
 
     /// `restarting`: the button's rule, back to the start of the entry once more than 3 s were heard.
-    private mutating func skip(forward: Bool, restarting: Bool = true, _ step: inout PlayerStep) throws {
+    /// `playing`: the entry skipped to plays even when the player was paused (MPD's `next`/`previous`); with nothing
+    /// before the first entry, a paused player plays on where it is (as MPD's client saw it).
+    private mutating func skip(forward: Bool, restarting: Bool = true, playing: Bool = false,
+                               _ step: inout PlayerStep) throws {
         guard let from = current else { throw Player.ActionError.notPlaying }
         if !forward && restarting && position(step.heard).seconds > 3 && !transport.isStopped {
             return try seek(to: 0, &step)
@@ -255,10 +265,12 @@ extension PlayerState {
             if modes.consume == .oneshot { changeOptions(&step) { $0.consume = .off } }
         }
         if let target {
-            begin(target, &step)
+            begin(target, paused: playing ? false : nil, &step)
         } else if forward {
             // Past the end: stopped with no current entry (MPD's PlayNext); `play` starts the queue again.
             stop(clearingCursor: true, &step)
+        } else if playing {
+            setPaused(false, &step)
         }
     }
 

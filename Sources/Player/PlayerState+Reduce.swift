@@ -23,7 +23,10 @@ extension PlayerState {
         if step.upcomingChanged { next.refreshUpcoming(&step) }
         if step.save.wanted {
             let snapshot = next.snapshot(heard)
-            step.effects.save = step.save.queueChanged ? .stateAndQueue(snapshot, next.queue) : .state(snapshot)
+            let unchanged = step.save.onlyIfChanged && !step.save.queueChanged && snapshot == self.snapshot(heard)
+            if !unchanged {
+                step.effects.save = step.save.queueChanged ? .stateAndQueue(snapshot, next.queue) : .state(snapshot)
+            }
         }
         self = next
         return step.effects
@@ -35,7 +38,9 @@ extension PlayerState {
             try perform(action, facts: facts, &step)
             if action.setsPracticeSettings { practiceTouched = true }
             if action.setsLoop { notePendingLoopJump(step.heard) }
-            step.save.state()  // the client's `OK` promises the new state survives a power cut
+            // The client's `OK` promises the new state survives a power cut; an action that changed nothing of it has
+            // nothing to write.
+            step.save.stateIfChanged()
         case let .seekEntry(id, seconds, rate):
             try seekEntry(id, seconds: seconds, rate: rate, &step)
             step.save.state()

@@ -118,7 +118,7 @@ public struct PracticeStore: Sendable {
     }
 
     /// The sections of the track at `path`, in the listener's order.
-    func sections(path: String) async throws -> [PracticeSection] {
+    public func sections(path: String) async throws -> [PracticeSection] {
         try await database.pool.read { db in try Self.sections(db, subject: Self.subject(db, path: path).0) }
     }
 

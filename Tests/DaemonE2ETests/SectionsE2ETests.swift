@@ -73,6 +73,21 @@ import TestSupport
             let csv = try await daemon.fermata("practice", "--csv", "--days", "1")
             #expect(csv.output.hasPrefix("day,file,title,artist,section,loop_start,loop_end,seconds\n"), "\(csv)")
             #expect(csv.output.contains(",Uno,Beta,bridge,0.700,0.900,"), "\(csv)")
+
+            // A stopped box after `clear` and `add` plays a section of the track `play` would start (issue 35: it
+            // was refused, "this track has no sections": no entry was current for the sections to be given to).
+            try await daemon.ok("clear")
+            try await daemon.ok("add \"\(MusicFixture.uno.path)\"")
+            try await daemon.ok("section_play intro")
+            loop = try await daemon.ok("loop_status")
+            #expect(loop["loop_start"] == "0.200" && loop["loop_end"] == "0.600", "\(loop)")
+            #expect(try await daemon.ok("status")["state"] == "play")
+            try await daemon.ok("clear")
+            try await daemon.ok("add \"\(MusicFixture.uno.path)\"")
+            let played = try await daemon.fermata("section", "play", "the solo")
+            #expect(played.status == 0, "\(played)")
+            loop = try await daemon.ok("loop_status")
+            #expect(loop["loop_start"] == "1.000" && loop["tempo"] == "80", "\(loop)")
         }
     }
 

@@ -70,6 +70,7 @@ public actor InMemoryBackend: MPDBackend {
     // MARK: Player
 
     public func perform(_ action: ControlAction) async throws {
+        if case .skipPlaying = action, player.state == .stopped { throw MPDError(.playerSync, "Not playing") }
         performed.append(action)
         switch action {
         case .play: try startPlaying(player.entryID ?? queue.first?.id)
@@ -86,6 +87,9 @@ public actor InMemoryBackend: MPDBackend {
         case .stop: setState(.stopped); player.elapsed = 0
         case .next: try skip(by: 1)
         case .previous, .previousEntry: try skip(by: -1)
+        case let .skipPlaying(forward):
+            try skip(by: forward ? 1 : -1)
+            if player.state == .paused { setState(.playing) }
         case let .seek(seconds): try seek(to: seconds)
         case let .seekBy(seconds): try seek(to: player.elapsed + seconds)
         case let .seekEntry(id, seconds):

@@ -127,4 +127,47 @@ import Testing
         #expect(await player.queue.isEmpty)
         await rig.finish()
     }
+
+    /// MPD's `next` and `previous` while paused play the entry skipped to in one step and one save (issue 35: the
+    /// handler asked the status, skipped, asked again and resumed — four actor hops and two writes).
+    @Test func aSkipThatPlaysIsOneWrite() async throws {
+        let rig = try await Rig()
+        let player = rig.player
+        try await player.perform(.playEntry(rig.ids[0]))
+        try await player.perform(.pause)
+        for (forward, expected) in [(true, rig.ids[1]), (false, rig.ids[0])] {
+            try await Task.sleep(for: .milliseconds(150))
+            let before = await rig.store.snapshots.count
+            try await player.perform(.skipPlaying(forward: forward))
+            let written = await rig.store.snapshots
+            #expect(written.count - before == 1, "a skip wrote \(written.count - before) times")
+            #expect(written.last?.transport == .playing && written.last?.currentEntry == expected)
+            try await player.perform(.pause)
+        }
+        try await player.perform(.stop)
+        await #expect(throws: Player.ActionError.notPlaying) { try await player.perform(.skipPlaying(forward: true)) }
+        await rig.finish()
+    }
+
+    /// An action that changes nothing writes nothing: a pause while paused, a play while playing, the first tap of a
+    /// tap tempo (no tempo yet), a volume set to what it is (issue 35: each wrote the state).
+    @Test func anActionThatChangesNothingWritesNothing() async throws {
+        let rig = try await Rig()
+        let player = rig.player
+        try await player.perform(.playEntry(rig.ids[0]))
+        try await player.perform(.setVolume(50))
+        try await player.perform(.pause)
+        try await Task.sleep(for: .milliseconds(150))
+        let before = await rig.store.snapshots.count
+        for action: ControlAction in [.pause, .setVolume(50), .tapTempo(atNanoseconds: 1_000_000_000)] {
+            try await player.perform(action)
+        }
+        #expect(await rig.store.snapshots.count == before, "no-op actions wrote")
+        try await player.perform(.resume)
+        #expect(await rig.store.snapshots.count == before + 1, "the resume is written")
+        let playing = await rig.store.snapshots.count
+        try await player.perform(.play)
+        #expect(await rig.store.snapshots.count == playing, "a play while playing wrote")
+        await rig.finish()
+    }
 }

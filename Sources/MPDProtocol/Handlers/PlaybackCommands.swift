@@ -37,21 +37,12 @@ enum PlaybackCommands {
     }
 
     static func stop(_ c: inout CommandContext) async throws { try await c.backend.perform(.stop) }
-    static func next(_ c: inout CommandContext) async throws { try await skip(.next, c.backend) }
-    /// MPD's `previous` goes to the song before however much of this one was heard (the 3-s restart is the button's).
-    static func previous(_ c: inout CommandContext) async throws { try await skip(.previousEntry, c.backend) }
-
-    /// `next`/`previous` as MPD: while paused they play the song skipped to (MPD's `PlayOrder` starts it). Fermata's
-    /// player keeps a paused transport paused (the buttons' behaviour, kept for them), so a player that is still
-    /// paused after the skip is resumed; one the skip stopped (past the end) stays stopped. A stopped player is
-    /// MPD's `Not playing` (the buttons move the stopped cursor instead).
-    static func skip(_ action: ControlAction, _ backend: any MPDBackend) async throws {
-        let state = try await backend.status().player.state
-        guard state != .stopped else { throw MPDError(.playerSync, "Not playing") }
-        let wasPaused = state == .paused
-        try await backend.perform(action)
-        guard wasPaused, try await backend.status().player.state == .paused else { return }
-        try await backend.perform(.resume)
+    /// `next` and `previous` (MPD's `previous` goes to the song before however much of this one was heard; the 3-s
+    /// restart is the button's): one action, so one step and one save. While paused they play the song skipped to
+    /// (MPD's `PlayOrder` starts it); stopped is MPD's `Not playing` (the buttons move the stopped cursor instead).
+    static func next(_ c: inout CommandContext) async throws { try await c.backend.perform(.skipPlaying(forward: true)) }
+    static func previous(_ c: inout CommandContext) async throws {
+        try await c.backend.perform(.skipPlaying(forward: false))
     }
 
     static func seek(_ c: inout CommandContext) async throws {
