@@ -29,7 +29,10 @@ listen=${FERMATA_LISTEN-127.0.0.1:6600}
 mkdir -p "$state"
 
 # The music: the folder named, else ~/Music when it holds audio, else the demo library (made once).
-has_audio() { [ -d "$1" ] && [ -n "$(find "$1" -type f \( -iname '*.flac' -o -iname '*.ogg' -o -iname '*.wav' \) -print -quit)" ]; }
+# Every format Fermata plays, by the extensions owners' files carry (fermatad itself recognises files by content).
+audio_names=(-iname '*.flac' -o -iname '*.mp3' -o -iname '*.m4a' -o -iname '*.m4b' -o -iname '*.mp4' -o -iname '*.aac'
+             -o -iname '*.opus' -o -iname '*.ogg' -o -iname '*.oga' -o -iname '*.wav')
+has_audio() { [ -d "$1" ] && [ -n "$(find -L "$1" -type f \( "${audio_names[@]}" \) -print -quit 2>/dev/null)" ]; }
 if [ $# -gt 0 ]; then
     music=$(cd "$1" && pwd)
 elif has_audio "$HOME/Music"; then

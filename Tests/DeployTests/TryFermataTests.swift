@@ -111,6 +111,32 @@ struct TryFermataTests {
     }
 }
 
+extension TryFermataTests {
+    /// An owner whose `~/Music` holds MP3, M4A or Opus files gets their music, not the demo library (issue 35: the
+    /// script looked for FLAC, Ogg and WAV only). Each format alone in `~/Music`, made by its usual encoder: the
+    /// script starts fermatad on that folder, which plays it.
+    @Test(arguments: [LossyFixture.Kind.mp3, .aac, .opus])
+    func theOwnersMusicIsFoundWhateverItsFormat(_ kind: LossyFixture.Kind) async throws {
+        let folder = try TemporaryDirectory(prefix: "fermata-try-\(kind.fileExtension)")
+        let clone = folder.file("fermata"), home = folder.file("home"), album = home + "/Music/Owner/Album"
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        let wav = folder.file("tone.wav")
+        let samples = (0..<(44_100 * 3)).map { Int32(8_000 * sin(Double($0) * 2 * .pi * 440 / 44_100)) }
+        try WAVFixture.write(path: wav, samples: samples, channels: 1, sampleRate: 44_100, kind: .pcm16)
+        try LossyFixture.encode(kind, wav: wav, to: album + "/01 Tone." + kind.fileExtension)
+        let cloned = try await DeployTests().run("/usr/bin/git", ["clone", "--quiet", DeployTests.project, clone])
+        try #require(cloned.status == 0, "git clone: \(cloned.output)")
+        let environment = ["HOME": home, "PATH": "/usr/bin:/bin", "FERMATA_BIN_DIR": DeployTests.binaries,
+                           "FERMATA_LISTEN": "127.0.0.1:\(TestSocket.freePort())"]
+        let run = try Run(script: clone + "/deploy/try-fermata.sh", environment: environment, log: folder.file("1.log"))
+        let playing = try await Self.status(environment) { $0.hasPrefix("playing") }
+        #expect(run.text.contains("music from \(home)/Music,"), "\(run.text)")
+        #expect(!run.text.contains("making a demo library"), "\(run.text)")
+        #expect(playing.hasPrefix("playing  1/1") && playing.contains("Tone"), "the owner's one file: \(playing)")
+        #expect(try await run.interrupt() == 0, "\(run.text)")
+    }
+}
+
 /// Runs a program to its end and returns its standard output (blocking calls on a thread of their own).
 enum FermataProgram {
     static func output(_ path: String, _ arguments: [String], environment: [String: String]) async throws -> String {
