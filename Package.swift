@@ -177,7 +177,7 @@ let programTargets: [Target] = [
     .target(
         name: "FermatadCommand",
         dependencies: [
-            "AudioCore", "Daemon", "FermataConfig", "Controls",
+            "AudioCore", "Daemon", "FermataConfig", "FermataCore", "Controls",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]
@@ -188,7 +188,7 @@ let programTargets: [Target] = [
     .executableTarget(
         name: "fermata",
         dependencies: [
-            "FermatadCommand", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
+            "FermatadCommand", "Daemon", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -204,8 +204,9 @@ let benchmarkTargets: [Target] = [
         name: "FermataBench", dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"],
         path: "Sources/Benchmarks/FermataBench"
     ),
-    // Restart with a large queue, fermatad beside MPD.
-    .executableTarget(name: "ResumeBench", dependencies: ["AudioCore", "TestSupport"], path: "Sources/Benchmarks/ResumeBench"),
+    // Restart with a large queue, fermatad beside MPD; the queue codec beside Codable (`--codec`).
+    .executableTarget(name: "ResumeBench", dependencies: ["AudioCore", "FermataCore", "StateDatabase", "TestSupport"],
+                      path: "Sources/Benchmarks/ResumeBench"),
     // Library scans beside MPD's.
     .executableTarget(
         name: "LibraryBench", dependencies: ["Library", "DatabaseFile", .product(name: "Logging", package: "swift-log")],
@@ -248,7 +249,8 @@ let testTargets: [Target] = [
         dependencies: [
             "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
             "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
-        ]
+        ],
+        exclude: ["Fixtures"]
     ),
     // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
     .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),

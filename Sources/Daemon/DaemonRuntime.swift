@@ -74,7 +74,7 @@ public struct DaemonRuntime: Sendable {
                 let rest = try await store.loadQueue()
                 await player.restoreQueue(entries: rest.entries, version: saved.queueVersion, nextID: saved.nextEntryID,
                                           shuffledOrder: rest.shuffledOrder)
-                let summary = "fermatad ready after \(ContinuousClock.now - started): audio to \(destination); "
+                let summary = "\(FermataVersion.text) (fermatad) ready after \(ContinuousClock.now - started): audio to \(destination); "
                     + "\(rest.entries.count) queue entries; state in \(database.path); output thread \(engine.schedulingNote)"
                 logger.notice("\(summary)")
             } catch {

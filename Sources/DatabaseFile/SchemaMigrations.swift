@@ -13,6 +13,9 @@ public struct SchemaMigrations: Sendable {
     public struct Step: Sendable {
         public let name: String
         let migrate: @Sendable (Database) throws -> Void
+
+        /// Runs the migration's body alone, outside the bookkeeping (tools and tests that rebuild a list).
+        public func run(_ db: Database) throws { try migrate(db) }
     }
 
     /// Why the migrations could not be applied.

@@ -3,6 +3,7 @@ import AudioCore
 import Controls
 import Daemon
 import FermataConfig
+import FermataCore
 import Foundation
 import Logging
 
@@ -15,7 +16,8 @@ public struct Fermatad: AsyncParsableCommand {
     public init() {}
 
     public static let configuration = CommandConfiguration(
-        commandName: "fermatad", abstract: "The Fermata daemon: gapless playback, resume after power loss, MPD protocol.")
+        commandName: "fermatad", abstract: "The Fermata daemon: gapless playback, resume after power loss, MPD protocol.",
+        version: FermataVersion.number)
 
     @Option(help: "Configuration file (default /etc/fermata/fermata.toml, used when present).")
     var config: String?

@@ -1,32 +1,40 @@
-import FermataCore
 import GRDB
 
-/// Moves a saved queue from one row per entry (`queue_entry`, until v4) to runs of entries (`queue_segment`, see
-/// `QueueSegments`), and leaves a read-only `queue_entry` view with the old columns, so that `sqlite3` over SSH (and
-/// the tests that judge the saved queue) still read it one entry per row. The shuffled order moves from per-row keys to
+/// Moves a saved queue from one row per entry (`queue_entry`, until v4) to runs of entries (`queue_segment`), and
+/// leaves a read-only `queue_entry` view with the old columns, so that `sqlite3` over SSH (and the tests that judge the
+/// saved queue) still read it one entry per row. The shuffled order moves from per-row keys to
 /// `player_state.shuffle_order`.
+///
+/// Frozen as shipped (v4): the runs are written in the format of that time — each entry a positional JSON array
+/// `[id, version, "uri", track gain, track peak, album gain, album peak]` made by SQLite's own `json_array` — with no
+/// code shared with the live queue codec, so a later change of that codec cannot change what this step writes
+/// (`QueueEntriesKeyedMigration` turns these arrays into today's objects).
 enum QueueSegmentsMigration {
+    static let runLength = 256
+
     static func migrate(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE queue_segment (id INTEGER PRIMARY KEY, sort_key INTEGER NOT NULL, entries TEXT NOT NULL);
             ALTER TABLE player_state ADD COLUMN shuffle_order TEXT;
             """)
-        let rows = try Row.fetchAll(db, sql: "SELECT * FROM queue_entry ORDER BY sort_key")
-        let entries = rows.map { row in
-            QueueEntry(id: row["id"], uri: row["uri"],
-                       replayGain: ReplayGainInfo(trackGain: row["rg_track_gain"], trackPeak: row["rg_track_peak"],
-                                                  albumGain: row["rg_album_gain"], albumPeak: row["rg_album_peak"]),
-                       version: row["version"])
+        let entries = try String.fetchAll(db, sql: """
+            SELECT json_array(id, version, uri, rg_track_gain, rg_track_peak, rg_album_gain, rg_album_peak)
+            FROM queue_entry ORDER BY sort_key, id
+            """)
+        var run = 0
+        while run * runLength < entries.count {
+            let slice = entries[(run * runLength)..<min(entries.count, (run + 1) * runLength)]
+            try db.execute(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (?, ?, ?)",
+                           arguments: [run + 1, Int64(run + 1) << 16, "[" + slice.joined(separator: ",") + "]"])
+            run += 1
         }
-        var segments = QueueSegments()
-        try QueueRows(change: segments.update(to: entries), shuffle: .none).apply(db)
         let shuffled = try Bool.fetchOne(db, sql: "SELECT shuffled FROM player_state WHERE id = 1") ?? false
         if shuffled {
-            let order = rows.compactMap { row -> (key: Int64, id: EntryID)? in
-                (row["shuffle_key"] as Int64?).map { ($0, row["id"]) }
-            }.sorted { ($0.key, $0.id) < ($1.key, $1.id) }.map(\.id)
+            let order = try Int64.fetchAll(db, sql: """
+                SELECT id FROM queue_entry WHERE shuffle_key IS NOT NULL ORDER BY shuffle_key, id
+                """)
             try db.execute(sql: "UPDATE player_state SET shuffle_order = ? WHERE id = 1",
-                           arguments: [QueueSegmentCodec.encode(ids: order)])
+                           arguments: ["[" + order.map(String.init).joined(separator: ",") + "]"])
         }
         try db.execute(sql: """
             DROP TABLE queue_entry;

@@ -83,5 +83,7 @@ enum StateMigrations {
                 ALTER TABLE player_state ADD COLUMN metronome_level REAL NOT NULL DEFAULT 1;
                 """)
         }
+        // Shipped after practice's v9 and v10, which are inserted before it (`register(_:after:)` keeps them there).
+        migrations.register("v11-queue-entries-keyed", QueueEntriesKeyedMigration.migrate)
     }
 }

@@ -1,8 +1,10 @@
 import ArgumentParser
 import AudioOutput
 import Controls
+import Daemon
 import Decoders
 import FermataConfig
+import FermataCore
 import Foundation
 
 /// `fermata doctor`: checks what Fermata needs on this board and prints each finding with the exact fix.
@@ -19,7 +21,7 @@ struct DoctorCommand: ParsableCommand {
     }
 
     func run() throws {
-        var findings: [Finding] = []
+        var findings = [Finding(ok: true, what: FermataVersion.text)]
         var settings = DaemonConfig()
         do {
             settings = try DaemonConfig.load(file: config, required: false)
@@ -119,8 +121,28 @@ struct DoctorCommand: ParsableCommand {
                 out.append(Finding(ok: result == "ok", what: "database integrity: \(result)",
                                    fix: "stop fermatad; it moves a damaged database aside and starts clean"))
             }
+            out.append(Self.schemaFinding(database))
         }
         return out
+    }
+
+    /// Whether the database's tables are what its recorded migrations make (`StateSchemaCheck`).
+    static func schemaFinding(_ database: String) -> Finding {
+        switch StateSchemaCheck.check(path: database) {
+        case let .matches(count):
+            return Finding(ok: true, what: "database schema is what its \(count) migrations make")
+        case let .differs(changes):
+            return Finding(ok: false, what: "database schema differs from what its migrations make:\n      "
+                               + changes.prefix(12).joined(separator: "\n      "),
+                           fix: "restore the file from a backup, or stop fermatad and move it aside to start a new one "
+                               + "(the music is not touched; the queue and statistics are lost)")
+        case let .newer(unknown):
+            return Finding(ok: false, what: "database was written by a newer Fermata (migrations \(unknown.joined(separator: ", ")))",
+                           fix: "install that version again, or move the file aside to start a new library")
+        case let .unreadable(reason):
+            return Finding(ok: false, what: "cannot read the database to check its schema: \(reason)",
+                           fix: "run fermata doctor as root or as the fermata user (sudo -u fermata fermata doctor)")
+        }
     }
 
     func musicFinding(_ directory: String) -> Finding {

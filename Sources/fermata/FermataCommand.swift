@@ -1,4 +1,5 @@
 import ArgumentParser
+import FermataCore
 
 /// `fermata`: the command-line tool for a Fermata box. Commands that talk to fermatad use its Unix socket
 /// (`--socket`, default /run/fermata/mpd.sock) or TCP (`--host`). Exit status: 0 done, 1 refused by fermatad (its
@@ -7,6 +8,7 @@ struct FermataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fermata",
         abstract: "Fermata, a gapless headless jukebox: command-line tool.",
+        version: FermataVersion.number,
         subcommands: [
             StatusCommand.self, PlayCommand.self, PauseCommand.self, StopCommand.self, NextCommand.self,
             PreviousCommand.self, SeekCommand.self, VolumeCommand.self, QueueCommand.self, SearchCommand.self,

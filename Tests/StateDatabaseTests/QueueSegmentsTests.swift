@@ -39,27 +39,40 @@ import TestSupport
         // What SQLite's own JSON reads as the same entries (the `queue_entry` view depends on it).
         let queue = try DatabaseQueue()
         let uris = try queue.read { db in
-            try String.fetchAll(db, sql: "SELECT json_extract(value, '$[2]') FROM json_each(?)", arguments: [text])
+            try String.fetchAll(db, sql: "SELECT json_extract(value, '$.uri') FROM json_each(?)", arguments: [text])
         }
         #expect(uris == entries.map(\.uri))
-        // A queue saved before priorities existed (seven elements) reads with priority 0; the eighth is written only
-        // when not 0.
-        #expect(try QueueSegmentCodec.decode("[[7,1,\"old.flac\",null,null,null,null]]") == [QueueEntry(id: 7, uri: "old.flac", version: 1)])
-        #expect(QueueSegmentCodec.encode([QueueEntry(id: 7, uri: "old.flac", version: 1)]) == "[[7,1,\"old.flac\",null,null,null,null]]")
+        // Members by name; what has no value is left out: no gain, priority 0, no span.
+        #expect(QueueSegmentCodec.encode([QueueEntry(id: 7, uri: "old.flac", version: 1)])
+                == #"[{"id":7,"version":1,"uri":"old.flac"}]"#)
+        #expect(try QueueSegmentCodec.decode(#"[ { "uri" : "old.flac", "version":1, "id":7 } ]"#)
+                == [QueueEntry(id: 7, uri: "old.flac", version: 1)], "any order, any spacing")
+        #expect(QueueSegmentCodec.encode([QueueEntry(id: 9, uri: "p.flac", priority: 9, span: PlaySpan(
+            startMilliseconds: 0, endMilliseconds: 1, passes: 2, tempoPercent: 80, section: "A"))])
+                == #"[{"id":9,"version":0,"uri":"p.flac","priority":9,"#
+                + #""span":{"start_ms":0,"end_ms":1,"passes":2,"tempo":80,"section":"A"}}]"#)
     }
 
-    @Test(arguments: ["", "[", "[[1,2,\"a\",null,null,null]]", "[[1,2,\"a\",null,null,null,null]", "[[1,2,a,null,null,null,null]]",
-                      "[[1.5,2,\"a\",null,null,null,null]]", "[[1,2,\"a\",nan,null,null,null]]", "[[1,2,\"\\q\",null,null,null,null]]",
-                      "[[1,2,\"\\ud800\",null,null,null,null]]", "[[1,2,\"a\",null,null,null,null]] x",
-                      "[[99999999999999999999,2,\"a\",null,null,null,null]]",
-                      "[[1,2,\"a\",null,null,null,null,256]]", "[[1,2,\"a\",null,null,null,null,-1]]",
-                      "[[1,2,\"a\",null,null,null,null,1,2]]",
-                      // Parts out of bounds or misshapen: reversed ends, 0 passes, a tempo of 200, a name not a string.
-                      "[[1,2,\"a\",null,null,null,null,0,[30,10,1,null,null]]]",
-                      "[[1,2,\"a\",null,null,null,null,0,[0,10,0,null,null]]]",
-                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,200,null]]]",
-                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,null,7]]]",
-                      "[[1,2,\"a\",null,null,null,null,0,[0,10,1,null]]]"])
+    @Test(arguments: ["", "[", "[{\"id\":1,\"version\":2}]", "[{\"id\":1,\"version\":2,\"uri\":\"a\"}",
+                      "[{\"id\":1,\"version\":2,\"uri\":a}]", "[{\"id\":1.5,\"version\":2,\"uri\":\"a\"}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"track_gain\":nan}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"track_gain\":null}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"\\q\"}]", "[{\"id\":1,\"version\":2,\"uri\":\"\\ud800\"}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\"}] x",
+                      "[{\"id\":99999999999999999999,\"version\":2,\"uri\":\"a\"}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"priority\":256}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"priority\":-1}]",
+                      // A member twice, a member nobody writes, the old positional form.
+                      "[{\"id\":1,\"id\":2,\"version\":2,\"uri\":\"a\"}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"colour\":1}]",
+                      "[[1,2,\"a\",null,null,null,null]]",
+                      // Parts out of bounds or misshapen: reversed ends, 0 passes, a tempo of 200, a name not a string,
+                      // no start.
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"span\":{\"start_ms\":30,\"end_ms\":10,\"passes\":1}}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"span\":{\"start_ms\":0,\"end_ms\":10,\"passes\":0}}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"span\":{\"start_ms\":0,\"passes\":1,\"tempo\":200}}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"span\":{\"start_ms\":0,\"passes\":1,\"section\":7}}]",
+                      "[{\"id\":1,\"version\":2,\"uri\":\"a\",\"span\":{\"passes\":1}}]"])
     func damagedTextIsRefused(_ text: String) {
         #expect(throws: QueueSegmentCodec.Malformed.self) { try QueueSegmentCodec.decode(text) }
     }
@@ -162,7 +175,7 @@ import TestSupport
         await store.save(PlayerSnapshot(), queue: queue, writeNumber: 0)
         let runs = try await database.pool.read { try Int64.fetchAll($0, sql: "SELECT id FROM queue_segment ORDER BY sort_key") }
         #expect(runs.count == 3)
-        try await database.pool.write { try $0.execute(sql: "UPDATE queue_segment SET entries = '[[1,' WHERE id = ?", arguments: [runs[1]]) }
+        try await database.pool.write { try $0.execute(sql: #"UPDATE queue_segment SET entries = '[{"id":1,' WHERE id = ?"#, arguments: [runs[1]]) }
         let loaded = try await StateStore(database: database, logger: Logger(label: "t")).loadQueue()
         #expect(loaded.entries == Array(queue.entries[0..<200] + queue.entries[400...]))
     }
@@ -206,5 +219,44 @@ import TestSupport
         #expect(rows.map { (row: Row) -> Double? in row["rg_track_gain"] } == expected.map { $0.replayGain.trackGain })
         // Keys 0…699 are a permutation (3 and 700 are coprime), so each entry's place in the shuffled order is its key.
         #expect(rows.map { (row: Row) -> Int in row["shuffle_key"] } == expected.map { Int($0.id - 10) * 3 % 700 })
+    }
+
+    /// v11 turns the positional arrays of every run into objects with named members (`QueueEntriesKeyedMigration`):
+    /// priorities, parts of files and awkward names come through as the codec reads them, and the view shows them.
+    @Test func positionalRunsBecomeKeyedEntries() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file(FermataDatabase.fileName)
+        let positional = #"[[1,3,"a \"q\" \\ b\u0001",-6.25,0.987654321,null,null],"#
+            + #"[2,1,"p.flac",null,null,-1.5,1,255],"#
+            + #"[3,0,"s.flac",null,null,null,null,0,[12500,30000,4,80,"the \"solo\""]],"#
+            + #"[4,0,"r.flac",null,null,null,null,9,[61005,null,1,null,null]]]"#
+        do {
+            let old = try DatabaseQueue(path: path)
+            try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v10-practice-sections")
+            try await old.write { db in
+                try db.execute(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (1, 65536, ?)",
+                               arguments: [positional])
+                try db.execute(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (2, 131072, '[]')")
+            }
+        }
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
+        #expect(database.appliedMigrations == ["v11-queue-entries-keyed"])
+        let loaded = try await StateStore(database: database, logger: Logger(label: "t")).loadQueue()
+        #expect(loaded.entries == [
+            QueueEntry(id: 1, uri: "a \"q\" \\ b\u{1}", replayGain: ReplayGainInfo(trackGain: -6.25, trackPeak: 0.987654321),
+                       version: 3),
+            QueueEntry(id: 2, uri: "p.flac", replayGain: ReplayGainInfo(albumGain: -1.5, albumPeak: 1), version: 1,
+                       priority: 255),
+            QueueEntry(id: 3, uri: "s.flac", version: 0, span: PlaySpan(startMilliseconds: 12_500, endMilliseconds: 30_000,
+                                                                       passes: 4, tempoPercent: 80, section: "the \"solo\"")),
+            QueueEntry(id: 4, uri: "r.flac", version: 0, priority: 9, span: PlaySpan(startMilliseconds: 61_005)),
+        ])
+        let text = try await database.pool.read { try String.fetchOne($0, sql: "SELECT entries FROM queue_segment WHERE id = 2") }
+        #expect(text == "[]")
+        let rows: [Row] = try database.pool.read { (db: Database) throws -> [Row] in
+            try Row.fetchAll(db, sql: "SELECT id, priority, json_extract(span, '$.passes') AS passes FROM queue_entry ORDER BY sort_key")
+        }
+        #expect(rows.map { (row: Row) -> Int in row["priority"] } == [0, 255, 0, 9])
+        #expect(rows.map { (row: Row) -> Int? in row["passes"] } == [nil, nil, 4, 1])
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 import TestSupport
 
-// fermata-resume-bench [--library DIR] [--queue N] [--reps N] [--daemons fermata,mpd] [--io-seconds N]
+// fermata-resume-bench [--library DIR] [--queue N] [--reps N] [--daemons fermata,mpd] [--io-seconds N] | --codec
 // Restart with a large queue: exec → playing the saved song (protocol, both daemons) and exec → first audio frame
 // written at the saved position (fermatad's own log line), medians; RSS after restore; bytes written per hour of
 // playback at the default 2 s checkpoint interval (/proc/PID/io), through the short generated tracks and through one
@@ -11,6 +11,10 @@ import TestSupport
 func option(_ name: String, _ fallback: String, in arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String {
     guard let index = arguments.firstIndex(of: name), index + 1 < arguments.count else { return fallback }
     return arguments[index + 1]
+}
+if CommandLine.arguments.contains("--codec") {
+    try CodecCost.run()
+    exit(0)
 }
 let library = option("--library", "/tmp/mpd-bench/lib-20000")
 let queueLength = Int(option("--queue", "10000")) ?? 10000
