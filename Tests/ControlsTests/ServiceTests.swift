@@ -79,7 +79,7 @@ actor RecordingPlayer: PlayerControl {
             RawEdge(line: line("GPIO23"), level: false, time: t0 + 1120 * ms),
             RawEdge(line: line("GPIO24"), level: false, time: t0 + 1130 * ms),
         ])
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Patience.stall  // a hang detector; the service runs on the loaded pool
         while await player.performed.count < 5, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -111,7 +111,7 @@ actor RecordingPlayer: PlayerControl {
         }
         // Waits for the service to say it (not a fixed 300 ms, which a loaded machine can exceed), then checks that
         // it is still running: it only ends when cancelled.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + Patience.stall
         while !logs.lines.withLock({ $0.contains { $0.hasPrefix("warning:") } }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

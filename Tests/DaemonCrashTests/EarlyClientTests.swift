@@ -31,15 +31,19 @@ import TestSupport
 
         for attempt in 0..<3 {
             daemon = try FermatadProcess.forCrashTest(music: music, state: state, port: port, log: log)
-            // Connect as soon as the port is there (every 0.2 ms), and ask at once.
-            var early: MPDTestClient?
-            for _ in 0..<100_000 {
-                early = (try? MPDTestClient(port: port))
-                if early != nil { break }
-                usleep(200)
+            // Connect as soon as the port is there (every 0.2 ms), and ask at once. On a thread of its own (the poll
+            // would hold a thread of the cooperative pool the whole time the restart takes), and bounded only as a hang
+            // detector: 100,000 tries (20 s and more) were a bound on the restart, which a loaded machine can overrun.
+            let early = try await onThread { () -> (client: MPDTestClient, status: MPDReply)? in
+                let deadline = ContinuousClock.now + Patience.stall
+                while ContinuousClock.now < deadline {
+                    if let connected = try? MPDTestClient(port: port) { return (connected, try connected.ok("status")) }
+                    usleep(200)
+                }
+                return nil
             }
-            client = try #require(early, "attempt \(attempt): never connected")
-            let status = try client.ok("status")
+            let (connected, status) = try #require(early, "attempt \(attempt): never connected")
+            client = connected
             #expect(status["playlistlength"] == "20000", "attempt \(attempt): \(status)")
             #expect(status["song"] == "15000", "attempt \(attempt): \(status)")
             daemon.stop()

@@ -27,7 +27,7 @@ import TestSupport
                 arguments: ["--music", music, "--state", dir.file("state"), "--output", "null", "--socket", socket],
                 port: port, logPath: dir.file("fermatad.log"), environment: environment)
             let pid = daemon.process.processIdentifier
-            let ready = try await onThread { notify.waitFor("READY=1", within: 60) }
+            let ready = try await onThread { notify.waitFor("READY=1", within: Patience.stallSeconds) }
             kill(pid, SIGSTOP)
             let tcp = Result(catching: { () throws(TestSocket.Failure) in try TestSocket.connect(port: port) })
             let unix = Result(catching: { () throws(TestSocket.Failure) in try TestSocket.connect(unixPath: socket) })

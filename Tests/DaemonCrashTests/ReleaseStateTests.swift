@@ -6,7 +6,7 @@ import TestSupport
 /// A state database written by a released fermatad opens with this version, migrates forward and resumes where it
 /// was. The database is `Fixtures/state-2026-11-25.sql`, dumped from the release's own daemon by
 /// `Tests/Tools/make-release-state-fixture.sh` (three 20 s songs queued, paused 7.5 s into the second).
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ReleaseStateTests {
     static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("Fixtures/state-2026-11-25.sql").path

@@ -21,7 +21,7 @@ import TestSupport
                          "--resume", "paused"]
         let port = TestSocket.freePort()
         let first = try FermatadProcess(arguments: arguments, port: port, logPath: dir.file("first.log"))
-        let client = try await onThread { try first.connect(within: 30) }
+        let client = try await onThread { try first.connect() }
         try await onThread {
             try client.ok("update")
             while try client.ok("status")["updating_db"] != nil { try client.ok("idle update") }
@@ -30,7 +30,7 @@ import TestSupport
 
         let second = try FermatadProcess(arguments: arguments, port: TestSocket.freePort(),
                                          logPath: dir.file("second.log"))
-        let exited = try await onThread { second.process.reap(timeout: 20) }
+        let exited = try await onThread { second.process.reap(timeout: Patience.stallSeconds) }  // a hang detector
         if !exited { second.stop() }
         #expect(exited, "the second daemon is still running; its log:\n\(second.log)")
         #expect(!exited || second.process.reapedTerminationStatus == 1)
@@ -42,7 +42,7 @@ import TestSupport
         #expect(try await onThread { first.stop() } == 0, "\(first.log)")
         #expect(!first.log.contains("cannot save"), "\(first.log)")
         let again = try FermatadProcess(arguments: arguments, port: port, logPath: dir.file("first.log"))
-        let files = try await onThread { try again.connect(within: 30).ok("playlistinfo").all("file") }
+        let files = try await onThread { try again.connect().ok("playlistinfo").all("file") }
         #expect(files == ["a.flac", "b.flac"])
         #expect(try await onThread { again.stop() } == 0)
     }

@@ -5,7 +5,7 @@ import Testing
 /// The CLI refuses what is not a position, a time or a step where it parses it (exit 64, a message naming the
 /// problem) and sends nothing: `queue rm 0` used to become `delete -1`, which emptied the whole queue, and
 /// `seek 1e300` was passed through to the daemon.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct CLIBadInputTests {
     @Test func badPositionsTimesAndStepsAreRefusedAndTheQueueIsKept() async throws {
         try await Daemon.with { daemon async throws in

@@ -4,7 +4,7 @@ import Testing
 
 /// `fermata scan` (start or follow a scan, live progress, summary) against the real daemon, and `fermata audio test`
 /// (a tone on the device) through ALSA's `file` plugin.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct CLIScanAudioTests {
     @Test func scanPrintsTheSummaryAndFollows() async throws {
         try await Daemon.with { daemon async throws in

@@ -90,7 +90,8 @@ import Testing
         try await Daemon.with(config: Self.config) { daemon in
             try await daemon.ok("cardread 8")
             var loop = try await daemon.ok("loop_status")
-            for _ in 0..<250 where loop["loop_start"] == nil {
+            let deadline = ContinuousClock.now + Patience.stall  // a hang detector (it was 250 polls: about 5 s)
+            while loop["loop_start"] == nil, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
                 loop = try await daemon.ok("loop_status")
             }

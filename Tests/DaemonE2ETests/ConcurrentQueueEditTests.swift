@@ -6,7 +6,7 @@ import TestSupport
 /// each delete whatever is first at that moment, as MPD does. Before, the position was looked up in one turn and the
 /// entry removed in another, so two clients could pick the same entry and the second got "No such song" while the
 /// queue still had songs.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ConcurrentQueueEditTests {
     static let clients = 8, rounds = 4
 

@@ -12,8 +12,10 @@ enum Programs {
     static func built(_ name: String) -> String { FermatadProcess.built(name) }
     static let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/tmp"]
 
-    /// Runs `path` to completion (killed after `timeout` seconds) with the tests' environment.
-    static func run(_ path: String, _ arguments: [String], timeout: Double = 60) throws -> ProgramResult {
+    /// Runs `path` to completion (killed after `timeout` seconds: a hang detector, `Patience.stallSeconds` unless
+    /// the caller knows its program runs longer) with the tests' environment.
+    static func run(_ path: String, _ arguments: [String], timeout: Double = Patience.stallSeconds) throws
+        -> ProgramResult {
         try ProgramResult.run(path, arguments, environment: environment, timeout: timeout)
     }
 }
@@ -85,12 +87,15 @@ final class Daemon: Sendable {
                 arguments: ["--config", root.file("fermata.toml"), "--music", music, "--state", state,
                             "--output", "null", "--socket", socketPath],
                 port: TestSocket.freePort(), logPath: logPath, environment: Programs.environment)
-            switch process.waitUntilAnswering(within: 60, and: { FileManager.default.fileExists(atPath: socketPath) }) {
+            let answering = process.waitUntilAnswering(within: Patience.stallSeconds, and: {
+                FileManager.default.fileExists(atPath: socketPath)
+            })
+            switch answering {
             case .answering:
                 return process
             case .timedOut:
-                throw MPDTestClient.Failure(description: "fermatad not answering on port \(process.port) after 60 s; "
-                                                + "log:\n\(process.log)")
+                throw MPDTestClient.Failure(description: "fermatad not answering on port \(process.port) after "
+                                                + "\(Int(Patience.stallSeconds)) s; log:\n\(process.log)")
             case let .exited(status):
                 lastLog = process.log
                 guard lastLog.contains("in use") else {
@@ -138,12 +143,15 @@ final class Daemon: Sendable {
     /// The queue's files, in order.
     func queue() async throws -> [String] { try await ok("playlistinfo").all("file") }
 
-    /// Polls `status` (every 20 ms, up to `seconds`) until `predicate` holds; returns that status, or the first one
-    /// asked for at or after the deadline. A reply that arrives late (a loaded machine kept this task waiting past
-    /// the deadline) ends nothing: the wait ends on a reading asked for after the deadline, so a failure means the
-    /// daemon still did not meet the condition then — not that the first reading, taken at once, was stale.
-    func status(within seconds: Double = 5, until predicate: (MPDReply) -> Bool) async throws -> MPDReply {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// Polls `status` (every 20 ms) until `predicate` holds; returns that status, or the first one asked for at or
+    /// after `Patience.stall`, for the caller's expectation to fail on. That bound is only a hang detector: what the
+    /// tests wait for here (a state after a command, a position, the end of a scan) comes in well under a second on a
+    /// quiet machine, and the 0.8 to 10 s the callers used to give were bounds a loaded machine could overrun. A reply
+    /// that arrives late (a loaded machine kept this task waiting past the deadline) ends nothing: the wait ends on a
+    /// reading asked for after the deadline, so a failure means the daemon still did not meet the condition then —
+    /// not that the first reading, taken at once, was stale.
+    func status(until predicate: (MPDReply) -> Bool) async throws -> MPDReply {
+        let deadline = Date().addingTimeInterval(Patience.stallSeconds)
         while true {
             let asked = Date()
             let reply = try await status()
@@ -160,9 +168,9 @@ final class Daemon: Sendable {
     /// start in the meantime (seen twice in CI under load: paused at 0.015 and 0.285 s instead of 1.2).
     func pause(afterSeekingTo seconds: Double) async throws -> MPDReply {
         try await ok("pause 1")
-        _ = try await status(within: 3) { $0["state"] == "pause" }
+        _ = try await status { $0["state"] == "pause" }
         try await ok("seekcur \(seconds)")
-        let there = try await status(within: 3) {
+        let there = try await status {
             $0["state"] == "pause" && abs((Double($0["elapsed"] ?? "") ?? -1) - seconds) < 0.05
         }
         #expect(abs((Double(there["elapsed"] ?? "") ?? -1) - seconds) < 0.05, "seekcur \(seconds) while paused: \(there)")

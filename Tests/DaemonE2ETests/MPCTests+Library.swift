@@ -55,7 +55,7 @@ extension MPCTests {
             #expect(try await daemon.mpc("single", "on").status == 0)
             #expect(try await daemon.mpc("repeat", "on").status == 0)
             #expect(try await daemon.mpc("searchplay", "Dos").status == 0)
-            let playing = try await daemon.status(within: 2) { $0["state"] == "play" }
+            let playing = try await daemon.status { $0["state"] == "play" }
             #expect(playing["songid"] == "2" && playing["song"] == "1", "\(playing)")
             #expect(try await daemon.mpc("stop").status == 0)
         }

@@ -31,13 +31,13 @@ extension MPCTests {
             #expect(try await daemon.command("playlistid 999").ack == "ACK [50@0] {playlistid} No such song")
 
             try await daemon.ok("playid \(uno)")
-            #expect(try await daemon.status(within: 2) { $0["state"] == "play" }["songid"] == uno)
+            #expect(try await daemon.status { $0["state"] == "play" }["songid"] == uno)
             try await daemon.ok("seekid \(uno) 1")
-            let sought = try await daemon.status(within: 0.8) { Double($0["elapsed"] ?? "") ?? 0 >= 1 }
+            let sought = try await daemon.status { Double($0["elapsed"] ?? "") ?? 0 >= 1 }
             #expect(sought["songid"] == uno && (Double(sought["elapsed"] ?? "") ?? 0) >= 1, "\(sought)")
             #expect(try await daemon.command("seekid 999 1").ack == "ACK [50@0] {seekid} No such song")
             try await daemon.ok("seek 0 0.25")
-            let back = try await daemon.status(within: 0.8) { (Double($0["elapsed"] ?? "") ?? 9) < 1 }
+            let back = try await daemon.status { (Double($0["elapsed"] ?? "") ?? 9) < 1 }
             #expect(back["songid"] == uno && (Double(back["elapsed"] ?? "") ?? 9) < 1, "seek back to 0.25 s: \(back)")
             #expect(try await daemon.command("seek 5 1").ack == "ACK [2@0] {seek} Bad song index")
             try await daemon.ok("stop")
@@ -138,10 +138,10 @@ extension MPCTests {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add \"\(M.uno.path)\"")
             try await daemon.ok("play 0")
-            _ = try await daemon.status(within: 2) { $0["state"] == "play" }
+            _ = try await daemon.status { $0["state"] == "play" }
             try await daemon.ok("pause 1")
             try await daemon.ok("seekcur 1.5")
-            let paused = try await daemon.status(within: 1) { $0["elapsed"] == "1.500" }
+            let paused = try await daemon.status { $0["elapsed"] == "1.500" }
             #expect(paused["state"] == "pause" && paused["elapsed"] == "1.500", "\(paused)")
         }
     }

@@ -49,7 +49,7 @@ final class OutputDaemon: Sendable {
                         "--socket", state + "/mpd.sock"],
             port: TestSocket.freePort(), logPath: state + "/fermatad.log", environment: Programs.environment)
         running.withLock { $0 = process }
-        guard process.waitUntilAnswering(within: 60) == .answering else {
+        guard process.waitUntilAnswering(within: Patience.stallSeconds) == .answering else {
             throw MPDTestClient.Failure(description: "fermatad did not start; log:\n\(log)")
         }
         let update = try Programs.run(Programs.mpc, ["-h", "127.0.0.1", "-p", String(port), "update", "--wait"])
@@ -69,25 +69,27 @@ final class OutputDaemon: Sendable {
     /// One protocol command on a fresh connection (blocking).
     func command(_ line: String) throws -> MPDReply { try MPDTestClient(port: port).command(line) }
 
-    /// Queues both tracks, plays them and waits (up to `seconds`) for the stream to end (blocking).
+    /// Queues both tracks, plays them and waits for the stream to end (blocking).
     ///
     /// Waits on the daemon's own events rather than a fixed delay: a second connection, opened before `play`, keeps
     /// every player change from then on (a session's pending idle changes), so `idle player` returns for the start and
     /// for the end even when both came before it asked (the unpaced `file` capture plays the 5.5 s in a moment). After
     /// each, `status` says whether the stream has ended. The old fixed 200 ms before the first poll assumed playback
-    /// had begun by then.
-    func playBothToEnd(seconds: Double = 60) throws {
+    /// had begun by then. Bounded by progress: each `idle` answer is one, and a read that gets nothing for
+    /// `Patience.stallSeconds` fails; `ceiling` (seconds) only catches a stream that never ends. (It was 60 s in all,
+    /// a bound on the daemon's work that a loaded machine could overrun.)
+    func playBothToEnd(ceiling: Double = Patience.ceilingSeconds) throws {
         _ = try command("clear")
         _ = try command("add 1.flac")
         _ = try command("add 2.flac")
-        let watcher = try MPDTestClient(port: port, timeout: seconds.rounded(.up))
+        let watcher = try MPDTestClient(port: port)
         _ = try command("play 0")
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = Date().addingTimeInterval(ceiling)
         while true {
             let changed = try watcher.command("idle player")
             guard changed["changed"] == "player" else { throw MPDTestClient.Failure(description: "idle answered \(changed)") }
             if try command("status")["state"] == "stop" { return }
-            guard Date() < deadline else { throw MPDTestClient.Failure(description: "still playing after \(seconds) s") }
+            guard Date() < deadline else { throw MPDTestClient.Failure(description: "still playing after \(ceiling) s") }
         }
     }
 

@@ -34,7 +34,7 @@ import TestSupport
             try daemon.start()
             try daemon.playBothToEnd()
             // Nobody reading shows within half a second of the first write that does not go through.
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(Patience.stallSeconds)  // a hang detector
             while try daemon.attributes(ofOutput: 1)["connected"] != "0" && Date() < deadline { usleep(50_000) }
             return (try daemon.attributes(ofOutput: 1), try daemon.attributes(ofOutput: 2))
         }

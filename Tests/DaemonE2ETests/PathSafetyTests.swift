@@ -3,7 +3,7 @@ import Testing
 
 /// Paths that lead out of the music directory are refused with an ACK by the real daemon (raw protocol and `mpc`),
 /// the queue and stored playlists stay unchanged, and the scanner does not index what a symlink leads to outside.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct PathSafetyTests {
     typealias M = MusicFixture
 

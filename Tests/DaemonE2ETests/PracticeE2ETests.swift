@@ -13,7 +13,7 @@ import TestSupport
             try await daemon.ok("repeat 1")
             try await daemon.ok("single 1")  // repeat + single: the track plays for ever
             try await daemon.ok("play 0")
-            _ = try await daemon.status(within: 10) { $0["state"] == "play" && $0["song"] == "0" }
+            _ = try await daemon.status { $0["state"] == "play" && $0["song"] == "0" }
             try await daemon.ok("loop_set 0.5 1.5")
             try await daemon.ok("tempo 80")
             let transposed = try await daemon.fermata("transpose", "--", "-2")
@@ -21,14 +21,14 @@ import TestSupport
             try await Task.sleep(for: .seconds(3))
 
             try await daemon.ok("play 1")
-            _ = try await daemon.status(within: 10) { $0["song"] == "1" && (Double($0["elapsed"] ?? "") ?? 0) > 0.1 }
+            _ = try await daemon.status { $0["song"] == "1" && (Double($0["elapsed"] ?? "") ?? 0) > 0.1 }
             try await daemon.ok("loop_set 0.2 0.4")
             try await daemon.ok("tempo 100")
             try await daemon.ok("transpose 0")
             try await Task.sleep(for: .seconds(2))  // the recorder sees the change (at once, and at its 1 Hz poll)
 
             try await daemon.ok("play 0")
-            let deadline = Date().addingTimeInterval(10)
+            let deadline = Date().addingTimeInterval(Patience.stallSeconds)  // a hang detector
             var loop = try await daemon.ok("loop_status")
             while !(loop["loop_start"] == "0.500" && loop["tempo"] == "80" && loop["transpose"] == "-2"), Date() < deadline {
                 try await Task.sleep(for: .milliseconds(50))

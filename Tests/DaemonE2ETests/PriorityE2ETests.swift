@@ -5,7 +5,7 @@ import Testing
 /// MPD's queue priorities (`prio`, `prioid`: ncmpcpp's "add with priority"), random order and consume as MPD 0.23
 /// plays them, through python-mpd2 against the real `fermatad`. The same script passes against MPD 0.23 itself
 /// (`Tests/Tools/mpd-differential.py` runs the longer comparison).
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct PriorityE2ETests {
     /// After `PythonMPDTests.helpers`.
     static let script = #"""

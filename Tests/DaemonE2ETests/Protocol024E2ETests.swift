@@ -7,7 +7,7 @@ import Testing
 /// `tagtypes available`/`reset`, `playlistmove` ranges, `listplaylist` windows, `save` modes, the `Added` attribute and
 /// `added-since`, `sticker inc`/`dec`, `stickernames`/`stickertypes`/`stickernamestypes` and `sticker find` with
 /// sort and window. The script prints the step it failed at, or a final PASS line.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct Protocol024E2ETests {
     /// After `PythonMPDTests.helpers`.
     static let script = #"""
@@ -26,7 +26,7 @@ struct Protocol024E2ETests {
             C.add_command(name, parser)
         step = "connect"
         c = mpd.MPDClient()
-        c.timeout = 20
+        c.timeout = 120  # a stall of the connection: only a hang detector (Patience.stallSeconds)
         c.connect("127.0.0.1", port)
         check(c.mpd_version == "0.24.0", c.mpd_version)
 

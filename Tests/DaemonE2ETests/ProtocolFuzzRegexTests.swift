@@ -6,7 +6,7 @@ import TestSupport
 /// (about 35 bytes), so an unbounded matcher works for minutes on one line. The filter commands must answer such a
 /// line promptly (MPD's PCRE stops at its match limit; refusing the pattern is as good) and keep serving other clients
 /// while several arrive at once (the CI machine has 2 cores, so two stuck matchers could hold every thread).
-@Suite(.serialized, .timeLimit(.minutes(3)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct ProtocolFuzzRegexTests {
     static let lines = [
         #"find "(file =~ \"(.*.*)*X\")""#,

@@ -5,7 +5,7 @@ import Testing
 /// python-mpd2 (Debian `python3-mpd`, run by /usr/bin/python3) against the real `fermatad`: `idle` woken by another
 /// client, command lists with a failing command, binary responses (`albumart`, `readpicture`), error ACKs,
 /// `plchanges` and stickers. The script prints the step it failed at, or a final PASS line.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct PythonMPDTests {
     static var hasPythonMPD: Bool {
         (try? Programs.run(Programs.python, ["-c", "import mpd"]).status) == 0
@@ -32,16 +32,21 @@ struct PythonMPDTests {
 
         def client():
             c = mpd.MPDClient()
-            c.timeout = 20
-            c.idletimeout = 20
+            c.timeout = 120      # a stall of the connection: only a hang detector (Patience.stallSeconds)
+            c.idletimeout = 120
             c.connect("127.0.0.1", port)
             return c
 
         """#
 
-    /// Runs `helpers` + `body` against the daemon on `port`; expects exit 0 and the last line `pass`.
+    /// Runs `helpers` + `body` against the daemon on `port`; expects exit 0 and the last line `pass`. The script's
+    /// own waits are stall bounds (`Patience.stallSeconds`); the run as a whole is bounded by `Patience.ceiling`, a
+    /// hang detector above them (a script of many commands takes as long as the machine's load makes it).
     static func run(_ body: String, port: Int, expecting pass: String) async throws {
-        let result = try await onThread { try Programs.run(Programs.python, ["-c", helpers + body, String(port)]) }
+        let arguments = ["-c", helpers + body, String(port)]
+        let result = try await onThread {
+            try Programs.run(Programs.python, arguments, timeout: Patience.ceilingSeconds)
+        }
         #expect(result.status == 0 && result.output.hasSuffix(pass + "\n"), "\(result)")
     }
 
@@ -58,8 +63,8 @@ struct PythonMPDTests {
 
         def client():
             c = mpd.MPDClient()
-            c.timeout = 20
-            c.idletimeout = 20
+            c.timeout = 120      # a stall of the connection: only a hang detector (Patience.stallSeconds)
+            c.idletimeout = 120
             c.connect("127.0.0.1", port)
             return c
 
@@ -76,7 +81,7 @@ struct PythonMPDTests {
         step = "idle"
         seen = set()
         def watch():
-            deadline = time.time() + 15
+            deadline = time.time() + 120  # a hang detector
             while not {"player", "playlist"} <= seen and time.time() < deadline:
                 seen.update(watcher.idle("player", "playlist"))
         thread = threading.Thread(target=watch)
@@ -86,7 +91,7 @@ struct PythonMPDTests {
         c.add(UNO)       # playlist
         c.play(0)        # player
         c.pause(1)
-        thread.join(20)
+        thread.join(130)
         check(not thread.is_alive(), "idle never returned")
         check({"player", "playlist"} <= seen and "mixer" not in seen, sorted(seen))
         watcher.disconnect()
@@ -156,7 +161,9 @@ struct PythonMPDTests {
         try await Daemon.with { daemon async throws in
             let cover = daemon.music + "/" + MusicFixture.coverAlbum + "/cover.jpg"
             let arguments = ["-c", Self.script, String(daemon.port), cover]
-            let result = try await onThread { try Programs.run(Programs.python, arguments) }
+            let result = try await onThread {
+                try Programs.run(Programs.python, arguments, timeout: Patience.ceilingSeconds)  // as `run` does
+            }
             #expect(result.status == 0, "python-mpd2 script: \(result)")
             #expect(result.output.hasSuffix("PASS python-mpd2 end to end\n"), "\(result)")
         }

@@ -5,7 +5,7 @@ import TestSupport
 /// MPD's `swap` and `swapid` against the real daemon: clients that reorder the queue with them (python-mpd2's
 /// `swap`, a drag-and-drop in some phone apps) got "unknown command". The playing entry plays on from where it
 /// stands now, `plchangesposid` reports both moved entries, and the order is saved before the answer.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(10)))
 struct QueueSwapTests {
     typealias M = MusicFixture
 

@@ -41,7 +41,7 @@ import TestSupport
         let received = try await onThread { () -> [UInt8] in
             try daemon.start()
             defer { _ = daemon.stop() }
-            try Self.waitFor("the FIFO", within: 30) { access(root.file("snapfifo"), F_OK) == 0 }
+            try Self.waitFor("the FIFO") { access(root.file("snapfifo"), F_OK) == 0 }
             let port = TestSocket.freePort()
             try FileManager.default.createDirectory(atPath: root.file("snapstate"), withIntermediateDirectories: true)
             try Data("""
@@ -61,24 +61,24 @@ import TestSupport
                 """.utf8).write(to: root.url("snapserver.conf"))
             let server = try Self.launch(Self.snapserver, ["-c", root.file("snapserver.conf")], log: root.file("server.log"))
             defer { Self.stop(server) }
-            try Self.waitFor(log: root.file("server.log"), line: "Creating stream acceptor", within: 30)
+            try Self.waitFor(log: root.file("server.log"), line: "Creating stream acceptor")
             let client = try Self.launch(Self.snapclient, [
                 "-h", "127.0.0.1", "-p", String(port), "--hostID", "fermata-test", "--logsink", "stdout",
                 "--player", "file:filename=\(root.file("client.raw"))",
             ], log: root.file("client.log"))
             defer { Self.stop(client) }
             // Connected, and its clock synchronised with the server's ("diff to server [ms]: ...").
-            try Self.waitFor(log: root.file("client.log"), line: "diff to server", within: 60)
+            try Self.waitFor(log: root.file("client.log"), line: "diff to server")
             try daemon.playBothToEnd()
             // The stream ran dry at the server (its last state change is to idle); then the client plays out its
             // buffer (1 s by default): wait until it has written 2 s more on its own clock.
-            try Self.waitFor("the stream idle at the server", within: 60) {
+            try Self.waitFor("the stream idle at the server") {
                 let log = (try? String(contentsOfFile: root.file("server.log"), encoding: .utf8)) ?? ""
                 let last = log.split(separator: "\n").last { $0.contains("State changed: Fermata") }
                 return last?.hasSuffix("=> idle") == true
             }
             let written = Self.size(root.file("client.raw"))
-            try Self.waitFor("2 s more from the client", within: 60) {
+            try Self.waitFor("2 s more from the client") {
                 Self.size(root.file("client.raw")) >= written + 2 * 48_000 * 4
             }
             Self.stop(client)
@@ -158,8 +158,10 @@ import TestSupport
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }
 
-    /// Polls `ready` every 20 ms until it holds; throws after `seconds` (a bound for a wedged program, not a pace).
-    static func waitFor(_ what: String, within seconds: Double, _ ready: () -> Bool) throws {
+    /// Polls `ready` every 20 ms until it holds; throws after `seconds` (a bound for a wedged program, not a pace: by
+    /// default `Patience.stallSeconds`; the 30 s and 60 s the callers gave were bounds on starting and syncing
+    /// programs, which a loaded machine could approach).
+    static func waitFor(_ what: String, within seconds: Double = Patience.stallSeconds, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !ready() {
             guard Date() < deadline else { throw MPDTestClient.Failure(description: "no \(what) after \(seconds) s") }
@@ -167,8 +169,8 @@ import TestSupport
         }
     }
 
-    /// Waits until `log` contains `line`.
-    static func waitFor(log: String, line: String, within seconds: Double) throws {
+    /// Waits until `log` contains `line` (as `waitFor(_:within:_:)`).
+    static func waitFor(log: String, line: String, within seconds: Double = Patience.stallSeconds) throws {
         try waitFor("\"\(line)\" in \(log)", within: seconds) {
             ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(line)
         }

@@ -20,13 +20,14 @@ struct FaultDaemon: Sendable {
     var port: Int { daemon.port }
     var log: String { daemon.log }
 
-    /// Starts fermatad and waits (up to 30 s) until it answers MPD.
+    /// Starts fermatad and waits until it answers MPD (at most `Patience.stallSeconds`: a hang detector, since a
+    /// loaded machine can take many seconds to start a debug build).
     static func start(_ arguments: [String], environment: [String: String], logPath: String) async throws
         -> FaultDaemon {
         try await onThread {
             let daemon = try FermatadProcess(arguments: arguments + ["--socket", ""], port: TestSocket.freePort(),
                                              logPath: logPath, environment: environment)
-            guard daemon.waitUntilAnswering(within: 30) == .answering else {
+            guard daemon.waitUntilAnswering(within: Patience.stallSeconds) == .answering else {
                 throw Failure("fermatad did not answer on port \(daemon.port); log:\n\(daemon.log)")
             }
             return FaultDaemon(daemon: daemon)
@@ -45,9 +46,11 @@ struct FaultDaemon: Sendable {
         Dictionary(try await command("status").pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
     }
 
-    /// Polls `status` every 50 ms for up to `seconds` until `predicate` holds; returns that status or the last one.
-    func status(within seconds: Double, until predicate: ([String: String]) -> Bool) async throws -> [String: String] {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// Polls `status` every 50 ms until `predicate` holds; returns that status, or the last one after
+    /// `Patience.stall`. Only a hang detector: a scan's end, a state, a track played out come in seconds on a quiet
+    /// machine, and the 10 to 30 s the callers used to give were bounds a loaded machine could overrun.
+    func status(until predicate: ([String: String]) -> Bool) async throws -> [String: String] {
+        let deadline = Date().addingTimeInterval(Patience.stallSeconds)
         var reply = try await status()
         while !predicate(reply) && Date() < deadline {
             try await Task.sleep(for: .milliseconds(50))
@@ -56,26 +59,28 @@ struct FaultDaemon: Sendable {
         return reply
     }
 
-    /// Polls the log every 50 ms for up to `seconds` until it contains `text`.
-    func log(within seconds: Double, contains text: String) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+    /// Polls the log every 50 ms until it contains `text` (false after `Patience.stall`, a hang detector as for
+    /// `status(until:)`).
+    func log(contains text: String) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(Patience.stallSeconds)
         while !log.contains(text) && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         return log.contains(text)
     }
 
-    /// SIGTERM, then waits (SIGKILL after 20 s); the exit status (-1 when it had to be killed).
+    /// SIGTERM, then waits (SIGKILL after `Patience.stallSeconds`); the exit status (-1 when it had to be killed).
     func stop() async throws -> Int32 {
         try await onThread { [daemon] in daemon.stop() }
     }
 
-    /// Runs fermatad with `arguments` to its end (killed after 30 s) and returns what it printed.
+    /// Runs fermatad with `arguments` to its end (killed after `Patience.stallSeconds`) and returns what it printed.
     static func runToEnd(_ arguments: [String]) async throws -> ProgramResult {
         try await run(binary, arguments, environment: ["PATH": "/usr/bin:/bin", "HOME": "/tmp"])
     }
 
-    /// Runs `path` to its end (killed after `timeout` seconds) on a thread of its own.
+    /// Runs `path` to its end (killed after `timeout` seconds: a hang detector, by default `Patience.stallSeconds`,
+    /// since a program's run shows no progress before its end) on a thread of its own.
     static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                    timeout: Double = 30) async throws -> ProgramResult {
+                    timeout: Double = Patience.stallSeconds) async throws -> ProgramResult {
         try await onThread { try ProgramResult.run(path, arguments, environment: environment, timeout: timeout) }
     }
 }

@@ -26,12 +26,12 @@ import TestSupport
             environment: ["PATH": "/usr/bin:/bin", "HOME": dir.path, "ALSA_CONFIG_PATH": alsaConfig],
             logPath: dir.file("fermatad.log"))
         try await daemon.command("update")
-        let scanned = try await daemon.status(within: 30) { $0["updating_db"] == nil }
+        let scanned = try await daemon.status { $0["updating_db"] == nil }
         try #require(scanned["updating_db"] == nil, "scan finished")
         try await daemon.command("add \"late.flac\"")
         try await daemon.command("play 0")
 
-        #expect(try await daemon.log(within: 10, contains: "audio device lost or absent"), "\(daemon.log)")
+        #expect(try await daemon.log(contains: "audio device lost or absent"), "\(daemon.log)")
         // Three retries (one a second) with the device still missing: the log does not grow with them.
         try await Task.sleep(for: .seconds(3))
         let waiting = daemon.log.split(separator: "\n")
@@ -52,8 +52,8 @@ import TestSupport
             format "raw"
         }
         """.write(toFile: alsaConfig, atomically: true, encoding: .utf8)
-        #expect(try await daemon.log(within: 10, contains: "audio device back"), "\(daemon.log)")
-        let ended = try await daemon.status(within: 20) { $0["state"] == "stop" }
+        #expect(try await daemon.log(contains: "audio device back"), "\(daemon.log)")
+        let ended = try await daemon.status { $0["state"] == "stop" }
         #expect(ended["state"] == "stop", "the track played to its end: \(ended)")
         #expect(try await daemon.stop() == 0, "\(daemon.log)")
 

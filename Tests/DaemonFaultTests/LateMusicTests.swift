@@ -25,20 +25,20 @@ import TestSupport
         // First boot: queue both files, play the second from 3 s, stop cleanly (the state says playing there).
         let first = try await FaultDaemon.start(arguments, environment: environment, logPath: dir.file("first.log"))
         try await first.command("update")
-        try #require(try await first.status(within: 30) { $0["updating_db"] == nil }["updating_db"] == nil)
+        try #require(try await first.status { $0["updating_db"] == nil }["updating_db"] == nil)
         try await first.command("add \"one.flac\"")
         try await first.command("add \"two.flac\"")
         try await first.command("play 1")
-        try #require(try await first.status(within: 10) { $0["state"] == "play" }["state"] == "play")
+        try #require(try await first.status { $0["state"] == "play" }["state"] == "play")
         try await first.command("seekcur 3")
-        let playing = try await first.status(within: 10) { ($0["elapsed"].flatMap(Double.init) ?? 0) >= 3 }
+        let playing = try await first.status { ($0["elapsed"].flatMap(Double.init) ?? 0) >= 3 }
         let savedID = try #require(playing["songid"])
         #expect(try await first.stop() == 0, "\(first.log)")
 
         // Second boot with the drive not mounted yet: no exit, the queue intact, stopped, one log line.
         try FileManager.default.moveItem(atPath: music, toPath: away)
         let second = try await FaultDaemon.start(arguments, environment: environment, logPath: dir.file("second.log"))
-        #expect(try await second.log(within: 10, contains: "music directory \(music) is missing"), "\(second.log)")
+        #expect(try await second.log(contains: "music directory \(music) is missing"), "\(second.log)")
         let waiting = try await second.status()
         #expect(waiting["state"] == "stop" && waiting["playlistlength"] == "2" && waiting["songid"] == savedID,
                 "\(waiting)")
@@ -47,7 +47,7 @@ import TestSupport
 
         // The drive is mounted: the saved entry plays from its saved position.
         try FileManager.default.moveItem(atPath: away, toPath: music)
-        let resumed = try await second.status(within: 30) { $0["state"] == "play" }
+        let resumed = try await second.status { $0["state"] == "play" }
         #expect(resumed["state"] == "play" && resumed["songid"] == savedID, "\(resumed)\n\(second.log)")
         #expect((resumed["elapsed"].flatMap(Double.init) ?? 0) >= 2.5, "from the saved position: \(resumed)")
         // Said once over the whole wait (the watch checks every 2 s meanwhile).

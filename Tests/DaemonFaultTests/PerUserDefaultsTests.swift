@@ -21,14 +21,18 @@ import TestSupport
         let asNobody = "setpriv --reuid=65534 --regid=65534 --clear-groups \(environment)"
         let fermata = FaultDaemon.binary.replacingOccurrences(of: "/fermatad", with: "/fermata")
         // fermatad in the background as nobody; `fermata status` as nobody, with no flags, once the socket is there.
+        let tries = Int(Patience.stallSeconds * 10)  // 0.1 s apart
         let script = """
             \(asNobody) \(FaultDaemon.binary) --output null --listen "" > \(dir.file("fermatad.log")) 2>&1 &
             daemon=$!
-            for _ in $(seq 1 300); do [ -S \(runtime)/fermata/mpd.sock ] && break; sleep 0.1; done
+            for _ in $(seq 1 \(tries)); do [ -S \(runtime)/fermata/mpd.sock ] && break; sleep 0.1; done
             \(asNobody) \(fermata) status; status=$?
             kill -TERM $daemon; wait $daemon; echo "fermatad exit $?"; exit $status
             """
-        let run = try await FaultDaemon.run("/bin/sh", ["-c", script], environment: ["PATH": "/usr/bin:/bin"], timeout: 60)
+        // Hang detectors only (the start above, the whole run here): a loaded machine can take many seconds to start
+        // a debug build, and the old 30 s and 60 s were bounds it could overrun.
+        let run = try await FaultDaemon.run("/bin/sh", ["-c", script], environment: ["PATH": "/usr/bin:/bin"],
+                                            timeout: Patience.ceilingSeconds)
         let log = (try? String(contentsOfFile: dir.file("fermatad.log"), encoding: .utf8)) ?? ""
         #expect(run.status == 0, "\(run)\n\(log)")
         #expect(run.output.hasPrefix("stopped  queue: 0 songs"), "\(run)")

@@ -48,7 +48,8 @@ import TestSupport
         let daemon = try FermatadProcess(
             arguments: ["--state", dir.file("state"), "--output", "null", "--music", dir.path, "--socket", ""],
             port: TestSocket.freePort(), logPath: dir.file("fermatad.log"))
-        try #require(try await onThread { daemon.waitUntilAnswering(within: 30) } == .answering, "\(daemon.log)")
+        let answering = try await onThread { daemon.waitUntilAnswering(within: Patience.stallSeconds) }
+        try #require(answering == .answering, "\(daemon.log)")
         return daemon
     }
 

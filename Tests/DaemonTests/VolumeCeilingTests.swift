@@ -88,7 +88,7 @@ import TestSupport
         }
         // The button's presses must have raised it (so the ceiling, not a dead path, holds it at 45).
         var volumes: [Int] = []
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + Patience.stall  // a hang detector: 45 stays once reached
         while ContinuousClock.now < deadline {
             volumes.append(await player.status().volume)
             if volumes.last == 45 { break }

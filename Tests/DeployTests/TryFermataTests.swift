@@ -33,11 +33,12 @@ struct TryFermataTests {
 
         var text: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
 
-        /// Ctrl-C, then its exit status (nil when it did not end within 30 s).
+        /// Ctrl-C, then its exit status (nil when it did not end within `Patience.stallSeconds`: a hang detector, as
+        /// the save and stop take as long as a loaded machine makes them).
         func interrupt() async throws -> Int32? {
             try await onThread { [self] in
                 kill(process.processIdentifier, SIGINT)
-                let deadline = Date().addingTimeInterval(30)
+                let deadline = Date().addingTimeInterval(Patience.stallSeconds)
                 while process.isAlive && Date() < deadline { usleep(10_000) }
                 guard !process.isAlive else { return nil }
                 process.reap()

@@ -6,9 +6,11 @@ import TestSupport
 @testable import Library
 
 /// The scan's hand-overs between threads (`BlockingQueue`, `WalkQueue`, both on `WaitableMutex`) under contention:
-/// nothing lost, nothing twice, and no thread left asleep. A lost wake-up shows as a run that does not finish: the
-/// test then closes the queue (which must wake everyone) and fails, instead of hanging.
-@Suite(.timeLimit(.minutes(2))) struct ScanQueueTests {
+/// nothing lost, nothing twice, and no thread left asleep. A lost wake-up shows as a run that stops making progress
+/// (`waitWhileProgressing`: nothing crosses for `Patience.stallSeconds`): the test then closes the queue (which must
+/// wake everyone) and fails, instead of hanging. How long a run takes is the machine's load (eight threads handing
+/// over one item at a time on two cores), so no clock bounds it; the time limit is only a hang detector above that.
+@Suite(.timeLimit(.minutes(15))) struct ScanQueueTests {
     /// Starts `count` threads running `body`; `done` is left by each as it ends.
     static func run(_ count: Int, name: String, _ body: @escaping @Sendable (Int) -> Void)
         -> (threads: [WorkerThread], done: DispatchGroup) {
@@ -28,17 +30,23 @@ import TestSupport
         let perProducer = 20_000
         let received = Mutex<[Int]>([])
         let producersLeft = Atomic<Int>(4)
+        let crossed = Atomic<Int>(0)  // items taken so far: the run's progress
         let producers = Self.run(4, name: "producer") { index in
             for item in (index * perProducer)..<((index + 1) * perProducer) { queue.push(item) }
             if producersLeft.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { queue.close() }
         }
         let consumers = Self.run(4, name: "consumer") { _ in
             var mine: [Int] = []
-            while let item = queue.pop() { mine.append(item) }
+            while let item = queue.pop() {
+                mine.append(item)
+                crossed.add(1, ordering: .relaxed)
+            }
             received.withLock { $0 += mine }
         }
         let finished = try await onThread {
-            producers.done.wait(timeout: .now() + 60) == .success && consumers.done.wait(timeout: .now() + 60) == .success
+            waitWhileProgressing(progress: { crossed.load(ordering: .relaxed) }) {
+                producers.done.wait(timeout: .now()) == .success && consumers.done.wait(timeout: .now()) == .success
+            }
         }
         if !finished { queue.close() } // wakes the sleepers, so the joins below return
         (producers.threads + consumers.threads).forEach { $0.join() }
@@ -65,8 +73,10 @@ import TestSupport
         full.close()
         empty.close()
         let finished = try await onThread {
-            blockedProducers.done.wait(timeout: .now() + 30) == .success
-                && blockedConsumers.done.wait(timeout: .now() + 30) == .success
+            waitWhileProgressing(progress: { pushed.withLock { $0.count } + popped.withLock { $0.count } }) {
+                blockedProducers.done.wait(timeout: .now()) == .success
+                    && blockedConsumers.done.wait(timeout: .now()) == .success
+            }
         }
         try #require(finished, "close left a thread asleep") // (not joined: it would never return)
         (blockedProducers.threads + blockedConsumers.threads).forEach { $0.join() }
@@ -90,7 +100,11 @@ import TestSupport
                 queue.finished(adding: children)
             }
         }
-        let finished = try await onThread { walkers.done.wait(timeout: .now() + 60) == .success }
+        let finished = try await onThread {
+            waitWhileProgressing(progress: { listed.withLock { $0.count } }) {
+                walkers.done.wait(timeout: .now()) == .success
+            }
+        }
         try #require(finished, "a walker stayed asleep after the last directory")
         walkers.threads.forEach { $0.join() }
         let paths = listed.withLock { $0 }

@@ -41,7 +41,7 @@ import Testing
             _ = try watcher.readLine()
             var generator = SplitMix(seed: 42)
             for round in 0..<60 {
-                let client = try MPDTestClient.raw(port: port, timeout: 5)
+                let client = try MPDTestClient.raw(port: port)
                 _ = try client.readLine()
                 var bytes: [UInt8]
                 switch round % 3 {
@@ -53,7 +53,7 @@ import Testing
                 try? client.send("\n\nping\n")
                 _ = try? client.readUntilClosed()
                 #expect(try watcher.exchange("status").hasSuffix("OK\n"))
-                for _ in 0..<500 where server.connectionCount > 1 { Thread.sleep(forTimeInterval: 0.01) }
+                _ = Patience.waitBlocking { server.connectionCount <= 1 }
                 #expect(server.connectionCount == 1, "round \(round) left a connection open")
             }
         }
@@ -74,7 +74,7 @@ import Testing
             }
             #expect(try watcher.exchange("getvol") == "volume: 100\nOK\n")
             #expect(try watcher.exchange("status").contains("playlistlength: 0\n"))
-            for _ in 0..<500 where server.connectionCount > 1 { Thread.sleep(forTimeInterval: 0.01) }
+            _ = Patience.waitBlocking { server.connectionCount <= 1 }
             #expect(server.connectionCount == 1)
         }
         #expect(await harness.eventually { harness.server.connectionCount == 0 })
@@ -116,7 +116,7 @@ import Testing
         try await onThread {
             let watcher = try MPDTestClient.raw(port: port)
             _ = try watcher.readLine()
-            let slow = try MPDTestClient.raw(port: port, receiveBuffer: 4_096, timeout: 20)
+            let slow = try MPDTestClient.raw(port: port, receiveBuffer: 4_096)
             _ = try slow.readLine()
             try slow.send("listallinfo\n")
             Thread.sleep(forTimeInterval: 2)

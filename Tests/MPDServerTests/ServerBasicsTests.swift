@@ -95,7 +95,7 @@ import Testing
             )
             #expect(server.connectionCount == 3)
             clients.removeFirst()
-            for _ in 0..<500 where server.connectionCount > 2 { Thread.sleep(forTimeInterval: 0.01) }
+            _ = Patience.waitBlocking { server.connectionCount <= 2 }
             let client = try MPDTestClient.raw(port: port)
             #expect(try client.readLine() == "OK MPD 0.24.0")
             #expect(try client.exchange("ping") == "OK\n")
@@ -109,9 +109,11 @@ import Testing
         try await onThread {
             let silent = try MPDTestClient.raw(port: port)
             let idler = try MPDTestClient.raw(port: port)
+            // `idle` goes out before anything else is read, so no stall of this thread between the connection and it
+            // can let the 300 ms timeout close the idler too (the greeting waits in the socket meanwhile).
+            try idler.send("idle\n")
             _ = try silent.readLine()
             _ = try idler.readLine()
-            try idler.send("idle\n")
             Thread.sleep(forTimeInterval: 1.2)
             #expect(try silent.readUntilClosed().isEmpty)
             #expect(try idler.exchange("noidle") == "OK\n")

@@ -46,13 +46,10 @@ struct ServerHarness {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    /// Polls (up to 5 s) until `condition` holds.
+    /// Polls until `condition` holds; false after `Patience.stall` (a hang detector: it was 5 s, which a loaded
+    /// machine can overrun while the server's threads and this task wait for a core).
     func eventually(_ condition: () async -> Bool) async -> Bool {
-        for _ in 0..<500 {
-            if await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return await condition()
+        (try? await Patience.wait(until: condition)) ?? false
     }
 }
 

@@ -37,9 +37,10 @@ public final class MPDSessionTransport: MPDTestTransport {
     /// Signalled by the backend's change callback, so a read waiting for an idle answer looks again.
     private let published = DispatchSemaphore(value: 0)
 
-    /// A fresh session over `backend`, its greeting ready to read.
+    /// A fresh session over `backend`, its greeting ready to read. `timeout`: how long a read waits for an answer
+    /// that is not there yet (an `idle`'s), by default the sockets' `Patience.stallSeconds`.
     public init(backend: InMemoryBackend = InMemoryBackend(), config: SessionConfig = SessionConfig(),
-                timeout: Double = 20) {
+                timeout: Double = Patience.stallSeconds) {
         let published = published
         let driver = SessionDriver(backend: backend, config: config) { published.signal() }
         host = Host(driver)

@@ -30,7 +30,15 @@ struct CaptureHarness {
         let ids = try await player.add(paths: files)
         try await prepare(player, ids)
         if !startsItself { try await player.perform(.playEntry(ids[0])) }
-        try await withTimeout(seconds: 60) { await player.waitUntilStopped() }
+        do {
+            // Bounded by progress, not by a clock: the capture is unpaced, so how long it takes is the machine's load.
+            try await withProgressWatchdog("the capture of \(files.count) file(s) into \(name)", progress: {
+                try await Self.progress(capture: path, engine: engine, player: player)
+            }) { await player.waitUntilStopped() }
+        } catch {
+            engine.shutdown()  // no engine threads left running behind a failed test
+            throw error
+        }
         engine.shutdown()
         _ = await events.value
         let data = FileManager.default.contents(atPath: path) ?? Data()
@@ -52,19 +60,26 @@ struct CaptureHarness {
     }
 }
 
-struct TimedOut: Error {}
+extension CaptureHarness {
+    /// What `play` watches while it waits for the end: the bytes captured, what the engine hears, and how many entries
+    /// have failed (a run of bad files moves only that). Any change is progress.
+    struct Reading: Equatable, Sendable {
+        var bytes: Int
+        var heard: EnginePosition
+        var failures: Int
+    }
 
-/// Runs `body` and returns what it returns, failing with `TimedOut` after `seconds` (a hung engine fails the test
-/// instead of hanging CI).
-@discardableResult
-func withTimeout<Value: Sendable>(seconds: Double, _ body: @escaping @Sendable () async -> Value) async throws -> Value {
-    try await withThrowingTaskGroup(of: Value?.self) { group in
-        group.addTask { await body() }
-        group.addTask { try await Task.sleep(for: .seconds(seconds)); return nil }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        guard let value = first else { throw TimedOut() }
-        return value
+    /// More than any test captures (the longest are seconds of audio: a few MB). The capture is unpaced, so a stream
+    /// that never ends would fill the disk long before `Patience.ceilingSeconds`; past this, `play` fails instead.
+    static let maxCaptureBytes = 1 << 30
+
+    /// One reading for `play`'s watchdog; throws once the capture has grown past `maxCaptureBytes`.
+    static func progress(capture path: String, engine: PlaybackEngine, player: Player) async throws -> Reading {
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        guard bytes <= maxCaptureBytes else {
+            throw Stalled(description: "the capture \(path) grew past \(maxCaptureBytes) bytes: a stream without end")
+        }
+        return Reading(bytes: bytes, heard: engine.position(), failures: await player.failures.count)
     }
 }
 

@@ -52,9 +52,11 @@ import Testing
 
         func finish() async { await transport.finish() }
 
-        /// Waits (at most 30 s) until `condition` holds.
+        /// Waits until `condition` holds (at most `Patience.stall`: only a hang detector, since the actors it asks
+        /// answer in microseconds on a quiet machine but can wait tens of seconds for a loaded one's thread pool).
         func until(_ condition: () async -> Bool) async throws {
-            for _ in 0..<3000 where !(await condition()) { try await Task.sleep(for: .milliseconds(10)) }
+            let deadline = ContinuousClock.now + Patience.stall
+            while !(await condition()), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         }
     }
 

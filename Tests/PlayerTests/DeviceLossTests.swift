@@ -23,7 +23,9 @@ import Testing
         let events = Task { await player.run() }
         let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
-        try await withTimeout(seconds: 30) { await player.waitUntilStopped() }
+        try await withProgressWatchdog("the track through a lost device", progress: { engine.position() }) {
+            await player.waitUntilStopped()
+        }
         engine.shutdown()
         _ = await events.value
         #expect(recording.opens == 2, "one open at start, one after the refusals")
@@ -44,8 +46,11 @@ import Testing
         let events = Task { await player.run() }
         let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
+        // The engine's first open fails at once, and the state stays while the device is missing: the wait is only a
+        // hang detector (the old 200 polls of 10 ms were a 2 s bound, which a loaded machine can overrun).
         var waiting = false
-        for _ in 0..<200 where !waiting {
+        let deadline = ContinuousClock.now + Patience.stall
+        while !waiting, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
             waiting = engine.position().waitingForDevice
         }
@@ -66,12 +71,14 @@ import Testing
         var config = EngineConfig()
         config.deviceRetryMilliseconds = 20
         config.realtimePriority = nil
-        /// The first `deviceLost` event's reason (nil: the events ended without one; `TimedOut` after 30 s).
+        /// The first `deviceLost` event's reason (nil: the events ended without one; `Stalled` when none came and the
+        /// engine showed nothing new for `Patience.stallSeconds`).
         func firstLoss(_ sink: sending any AudioSink) async throws -> String? {
             let engine = PlaybackEngine(sink: sink, config: config)
             defer { engine.shutdown() }
             engine.start(PlayableItem(entryID: 1, path: path), atFrame: 0, countIn: nil, generation: 1)
-            return try await withTimeout(seconds: 30) { () async -> String? in
+            return try await withProgressWatchdog("the first device-lost event",
+                                                  progress: { engine.position() }) { () async -> String? in
                 for await event in engine.events { if case let .deviceLost(reason) = event { return reason } }
                 return nil
             }

@@ -1,5 +1,6 @@
 import FermataCore
 import Player
+import TestSupport
 import Testing
 
 /// MPD's `single oneshot` (and `single` at a track's end, as MPD 0.23 plays it): at the end of the current entry
@@ -14,7 +15,8 @@ import Testing
         #expect(set.single && set.singleOneshot)
         try await player.perform(.playEntry(rig.ids[0]))
         var status = await player.status()
-        for _ in 0..<3000 where status.state != .paused {
+        let deadline = ContinuousClock.now + Patience.stall  // a hang detector: the entry is 1 s long
+        while status.state != .paused, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
             status = await player.status()
         }

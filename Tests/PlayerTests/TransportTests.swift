@@ -41,9 +41,13 @@ import Testing
             _ = await events.value
         }
 
-        /// Polls until `condition` holds on the heard position (at most 20 s: CI machines can be very busy).
+        /// Polls until `condition` holds on the heard position; returns that position, or after `Patience.stall` the
+        /// one heard then, for the caller's expectation to fail on. The bound is only a hang detector: the conditions
+        /// are reached in well under a second of music, but a loaded machine can keep this task waiting for tens of
+        /// seconds (the old 2,000 polls of 10 ms were a 20 s bound on that).
         func until(_ condition: (EnginePosition) -> Bool) async throws -> EnginePosition {
-            for _ in 0..<2000 {
+            let deadline = ContinuousClock.now + Patience.stall
+            while ContinuousClock.now < deadline {
                 let position = engine.position()
                 if condition(position) { return position }
                 try await Task.sleep(for: .milliseconds(10))
@@ -73,41 +77,60 @@ import Testing
         let rig = try await Rig(seconds: [30])  // long enough that a starved test task still seeks before its end
         try await rig.player.perform(.playEntry(rig.ids[0]))
         let before = try await rig.until { $0.sourceFrame > 0 }
+        let sought = ContinuousClock.now
         try await rig.player.perform(.seek(seconds: 4))
-        // The seek's own start generation becomes audible; the first position heard in it is the target (give or
-        // take what a busy machine lets play before this task polls again).
+        // The seek's own start generation becomes audible; the first position heard in it is the target, give or
+        // take what has played since (in real time: however long a busy machine kept this task from polling, not a
+        // fixed 20 s, which a starved poll could overrun).
         let after = try await rig.until { $0.generation > before.generation }
+        let since = (ContinuousClock.now - sought) / .seconds(1)
         #expect(after.generation > before.generation, "the seek was heard")
-        #expect(after.sourceFrame >= 4 * 44_100 && after.sourceFrame < 4 * 44_100 + 20 * 44_100,
-                "heard \(after.sourceFrame) right after seeking to frame \(4 * 44_100)")
+        #expect(after.sourceFrame >= 4 * 44_100 && after.seconds <= 4 + since + 0.5,
+                "heard \(after.seconds) s, \(since) s after seeking to 4 s")
         await rig.finish()
     }
 
     @Test func nextAndPreviousChangeTheHeardEntry() async throws {
-        let rig = try await Rig(seconds: [30, 30, 30])  // long: a starved test task still finds each entry playing
+        // Each entry repeats, so however long a loaded machine keeps this task waiting, the entry it waits for is
+        // still the one playing (with three 30 s entries played through, a poll starved past an entry's end found the
+        // next one instead). `next` and `previous` still move between entries under repeat, as MPD's do.
+        let rig = try await Rig(seconds: [30, 30, 30])
+        try await rig.player.perform(.setRepeat(.track))
         try await rig.player.perform(.playEntry(rig.ids[0]))
         _ = try await rig.until { $0.entryID == rig.ids[0] }
+        let skipped = ContinuousClock.now
         try await rig.player.perform(.next)
         let second = try await rig.until { $0.entryID == rig.ids[1] }
         #expect(second.entryID == rig.ids[1])
-        #expect(second.sourceFrame < 20 * 44_100, "the next entry plays from its start")
+        // From its start: heard no further on than the time since the skip (it plays in real time). The old fixed
+        // bound, 20 s, was one a poll starved on a loaded machine could overrun.
+        let sinceSkip = (ContinuousClock.now - skipped) / .seconds(1)
+        #expect(second.seconds <= sinceSkip + 0.5,
+                "the next entry plays from its start: \(second.seconds) s heard, \(sinceSkip) s after the skip")
         // `previous` restarts the entry after its first 3 s and goes back an entry within them (as MPD does). Paused,
         // the position holds still, so which of the two applies is certain; and the second press builds on the first
         // (the restart is not audible yet, so the player must act on what it asked for, not on what was last heard).
-        try await rig.player.perform(.seek(seconds: 10))
-        _ = try await rig.until { $0.entryID == rig.ids[1] && $0.sourceFrame >= 10 * 44_100 }
+        // Paused first, then sought while paused: the paused place is exactly 10 s however late this task runs (sought
+        // first, a starved task could pause only after the entry had come round to its first 3 s again).
         try await rig.player.perform(.pause)
         _ = try await rig.until { $0.state == .paused }
-        try await rig.player.perform(.previous)
+        try await rig.player.perform(.seek(seconds: 10))
         var status = await rig.player.status()
+        #expect(status.entryID == rig.ids[1] && status.elapsedFrames == 10 * 44_100 && status.state == .paused,
+                "paused 10 s into the entry: \(status)")
+        try await rig.player.perform(.previous)
+        status = await rig.player.status()
         #expect(status.entryID == rig.ids[1] && status.elapsedFrames == 0, "restarted the entry: \(status)")
         try await rig.player.perform(.previous)
         status = await rig.player.status()
         #expect(status.entryID == rig.ids[0] && status.elapsedFrames == 0, "then back an entry: \(status)")
         #expect(status.state == .paused)
+        let resumed = ContinuousClock.now
         try await rig.player.perform(.resume)
         let first = try await rig.until { $0.entryID == rig.ids[0] && $0.state == .playing }
-        #expect(first.entryID == rig.ids[0] && first.sourceFrame < 20 * 44_100, "entry 0 plays from its start")
+        let sinceResume = (ContinuousClock.now - resumed) / .seconds(1)
+        #expect(first.entryID == rig.ids[0] && first.seconds <= sinceResume + 0.5,
+                "entry 0 plays from its start: \(first.seconds) s heard, \(sinceResume) s after the resume")
         try await rig.player.perform(.stop)
         let stopped = try await rig.until { $0.state == .stopped }
         #expect(stopped.state == .stopped)
@@ -161,7 +184,10 @@ import Testing
         #expect(second.entryID == rig.ids[1])
         // To its last second, so that the queue ends by itself.
         try await rig.player.perform(.seek(seconds: 29.5))
-        try await withTimeout(seconds: 30) { await rig.player.waitUntilStopped() }
+        let (engine, player) = (rig.engine, rig.player)
+        try await withProgressWatchdog("the end of the queue", progress: { engine.position() }) {
+            await player.waitUntilStopped()
+        }
         #expect(await rig.player.status().state == .stopped)
         await rig.finish()
     }
@@ -262,7 +288,8 @@ import Testing
         // The engine hears the third entry before the player actor has handled the change that consumes: on a
         // loaded machine that can take a while, so wait for the player (consume off is its last step), not a clock.
         var view = await rig.player.queueView()
-        for _ in 0..<1000 where view.consumeOneshot {
+        let deadline = ContinuousClock.now + Patience.stall  // a hang detector (it was 1,000 polls of 10 ms: 10 s)
+        while view.consumeOneshot, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
             view = await rig.player.queueView()
         }

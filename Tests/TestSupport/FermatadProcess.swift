@@ -11,8 +11,10 @@ public struct ProgramResult: Sendable, CustomStringConvertible {
 
     /// Runs `path` to its end (SIGKILLed after `timeout` seconds: then it throws), its output captured through files
     /// (a pipe would fill and stall a talkative program). Blocks: call it off the cooperative pool (`onThread`).
+    /// A program's output comes at its end, so there is no progress to watch: `timeout` is a hang detector, by
+    /// default `Patience.stallSeconds` (it was 60 s, a bound on the program's work that load could approach).
     public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Double = 60) throws -> ProgramResult {
+                           timeout: Double = Patience.stallSeconds) throws -> ProgramResult {
         let scratch = try TemporaryDirectory(prefix: "fermata-run")
         for name in ["out", "err"] { _ = FileManager.default.createFile(atPath: scratch.file(name), contents: nil) }
         let out = try FileHandle(forWritingTo: scratch.url("out"))
@@ -111,9 +113,10 @@ public final class FermatadProcess: Sendable {
         }
     }
 
-    /// A connected client, retrying while the daemon starts (up to `seconds`); throws with the log when it exited
-    /// or never answered.
-    public func connect(within seconds: Double = 30) throws -> MPDTestClient {
+    /// A connected client, retrying while the daemon starts (up to `seconds`, by default `Patience.stallSeconds`: a
+    /// hang detector, as a loaded machine can take many seconds to start a debug build); throws with the log when it
+    /// exited or never answered.
+    public func connect(within seconds: Double = Patience.stallSeconds) throws -> MPDTestClient {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline, process.isAlive {
             if let client = try? MPDTestClient(port: port) { return client }
@@ -123,10 +126,11 @@ public final class FermatadProcess: Sendable {
         throw Failure(description: "fermatad did not accept connections on port \(port) (\(ending)); log:\n\(log)")
     }
 
-    /// SIGTERM, then waits (SIGKILL after `grace` seconds). The exit status; 128 + the signal when a signal ended
-    /// it; -1 when it had to be killed.
+    /// SIGTERM, then waits (SIGKILL after `grace` seconds: a hang detector, by default `Patience.stallSeconds`, as
+    /// the save and the stop take as long as a loaded machine makes them). The exit status; 128 + the signal when a
+    /// signal ended it; -1 when it had to be killed.
     @discardableResult
-    public func stop(grace: Double = 20) -> Int32 {
+    public func stop(grace: Double = Patience.stallSeconds) -> Int32 {
         if process.isAlive { process.terminate() }
         guard process.reap(timeout: grace) else {
             kill()

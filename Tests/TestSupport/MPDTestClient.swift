@@ -36,7 +36,8 @@ public protocol MPDTestTransport: Sendable {
     /// Sends all of `bytes`.
     func write(_ bytes: [UInt8]) throws(MPDTestClient.Failure)
     /// The next bytes from the server, waiting at most the transport's timeout (then it throws "read timed out");
-    /// empty once the server has closed the connection.
+    /// empty once the server has closed the connection. The timeout bounds a stall (no new byte for that long), not
+    /// the time an answer takes in all: each byte that arrives starts it again.
     func read() throws(MPDTestClient.Failure) -> [UInt8]
     /// How long `read` waits, in seconds.
     func setTimeout(_ seconds: Double)
@@ -126,24 +127,27 @@ public final class MPDTestClient: Sendable {
         greeting = line
     }
 
-    /// Connects to 127.0.0.1:`port` and reads the greeting.
-    public convenience init(port: Int, timeout: Double = 20, receiveBuffer: Int32? = nil) throws {
+    /// Connects to 127.0.0.1:`port` and reads the greeting. `timeout`: how long a read may go without a byte (by
+    /// default `Patience.stallSeconds`, a hang detector: the 10 s and 20 s the clients used to allow were within reach
+    /// of the stalls a loaded machine puts on an answer, above all from a server in the test process itself).
+    public convenience init(port: Int, timeout: Double = Patience.stallSeconds, receiveBuffer: Int32? = nil) throws {
         try self.init(transport: MPDSocketTransport(port: port, receiveBuffer: receiveBuffer, timeout: timeout))
     }
 
-    /// Connects to the Unix socket at `unixPath` and reads the greeting.
-    public convenience init(unixPath: String, timeout: Double = 20) throws {
+    /// Connects to the Unix socket at `unixPath` and reads the greeting (`timeout` as for `init(port:)`).
+    public convenience init(unixPath: String, timeout: Double = Patience.stallSeconds) throws {
         try self.init(transport: MPDSocketTransport(unixPath: unixPath, timeout: timeout))
     }
 
-    /// A connection whose greeting is left for the test to read (`readLine`).
-    public static func raw(port: Int, receiveBuffer: Int32? = nil, timeout: Double = 10) throws -> MPDTestClient {
+    /// A connection whose greeting is left for the test to read (`readLine`); `timeout` as for `init(port:)`.
+    public static func raw(port: Int, receiveBuffer: Int32? = nil,
+                           timeout: Double = Patience.stallSeconds) throws -> MPDTestClient {
         try MPDTestClient(transport: MPDSocketTransport(port: port, receiveBuffer: receiveBuffer, timeout: timeout),
                           readingGreeting: false)
     }
 
-    /// A Unix-socket connection whose greeting is left for the test to read.
-    public static func raw(unixPath: String, timeout: Double = 10) throws -> MPDTestClient {
+    /// A Unix-socket connection whose greeting is left for the test to read; `timeout` as for `init(port:)`.
+    public static func raw(unixPath: String, timeout: Double = Patience.stallSeconds) throws -> MPDTestClient {
         try MPDTestClient(transport: MPDSocketTransport(unixPath: unixPath, timeout: timeout), readingGreeting: false)
     }
 

@@ -130,7 +130,9 @@ class Reply:
 
 
 class Client:
-    def __init__(self, name, port, timeout=10.0):
+    # Reads may stall this long (a hang detector, as the Swift tests' Patience.stallSeconds): a loaded machine can keep
+    # either daemon from answering for many seconds, and 10 s was a bound on that load.
+    def __init__(self, name, port, timeout=120.0):
         self.name = name
         self.port = port
         self.timeout = timeout
@@ -177,7 +179,7 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for_port(port, process, name, seconds=30):
+def wait_for_port(port, process, name, seconds=120):
     deadline = time.time() + seconds
     while time.time() < deadline:
         if process.poll() is not None:
@@ -260,7 +262,7 @@ def scan(daemon, expected):
     reply = daemon.send("update")
     if not reply.ok:
         raise RuntimeError(f"{daemon.name}: update: {reply}")
-    deadline = time.time() + 60
+    deadline = time.time() + 120  # a hang detector: the scan is CPU work, as long as the machine's load makes it
     while time.time() < deadline:
         time.sleep(0.2)
         status = dict(daemon.send("status").pairs())
@@ -505,7 +507,8 @@ def step_text(step):
 
 
 def run_wait_end(daemon, snapshot):
-    """Seeks the playing song to its last second and waits (≤ 4 s) until the song or the state changes."""
+    """Seeks the playing song to its last second and waits (≤ 30 s: a hang detector for one second of music on a
+    loaded machine) until the song or the state changes."""
     if snapshot.state() != "play" or snapshot.current_file() is None:
         return Reply([], None), "not playing: nothing to wait for"
     before = (snapshot.status.get("songid"), snapshot.state())
@@ -513,7 +516,7 @@ def run_wait_end(daemon, snapshot):
     reply = daemon.send(f"seekcur {seconds}")
     if not reply.ok:
         return reply, f"seekcur {seconds}"
-    deadline = time.time() + 4
+    deadline = time.time() + 30
     while time.time() < deadline:
         time.sleep(0.1)
         status = dict(daemon.send("status").pairs())
