@@ -4,8 +4,9 @@ import FermataCore
 import Synchronization
 
 /// The decoder thread: the driver around `DecoderMachine`. It takes commands from a mailbox, asks the machine what
-/// to do, and carries it out (`DecoderEnvironment`): the open decoder, the converter to the device format, the
-/// writes into the ring (with the speech overlay mixed in), the marks, and the flush handshake with the output thread.
+/// to do, and carries it out (`DecoderEnvironment`): the open decoder, the converter to the device format (tempo and
+/// pitch included), the overlay stage (speech and the click over the track), the writes into the ring, the marks, and
+/// the flush handshake with the output thread.
 ///
 /// Threads: created by `PlaybackEngine` and handed to the decoder thread, which alone uses it from then on; other
 /// threads reach it only through its `DecoderMailbox`.
@@ -24,12 +25,9 @@ final class DecodeLoop {
     private var open: OpenDecoder?
     private let converter: FormatConverter
     private var timeline = RingTimeline()
-    /// Speech over the music, while it lasts.
-    private var overlay: SpeechOverlay?
-    /// The click over the track, the click sounding now (it may run on into the next write), and the BPM tag of the
-    /// entry last asked for (read once per entry).
-    private var metronome: MetronomeSetting?
-    private var clickVoice: ClickVoice?
+    /// Speech and the click over the track, mixed after the converter.
+    private let overlay: OverlayStage
+    /// The BPM tag of the entry last asked for: read once per entry, for the count-in and the click alike.
     private var taggedBeat: (entry: EntryID, bpm: Double?)?
     private var markSerial = 0
     /// The flush handshake's request counter.
@@ -39,8 +37,6 @@ final class DecodeLoop {
     private let headBuffer: FixedBuffer<UInt8>
     private let mixBuffer: FixedBuffer<UInt8>
     private let clickScratch: FixedBuffer<Float>
-    private let overlayScratch: FixedBuffer<Float>
-    private let overlayBytes: FixedBuffer<UInt8>
     /// The loop seam's crossfade buffers hold `loopCrossfadeMilliseconds` at this rate; a faster stream gets a
     /// proportionally shorter fade.
     static let loopCrossfadeMaxRate = 192_000
@@ -63,8 +59,7 @@ final class DecodeLoop {
         headBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         mixBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         clickScratch = FixedBuffer(zeroedCount: chunk * channels)
-        overlayScratch = FixedBuffer(zeroedCount: chunk * channels)
-        overlayBytes = FixedBuffer(byteCount: chunk * frameBytes)
+        overlay = OverlayStage(chunkFrames: chunk)
     }
 
     func run() {
@@ -107,90 +102,16 @@ final class DecodeLoop {
         shared.outputBell.ring()
     }
 
-    /// Appends device-format bytes to the ring, mixing into them the speech overlay while one is active and the
-    /// clicks over the track; bytes with neither go in untouched.
+    /// Appends device-format bytes to the ring through the overlay stage (speech and clicks mixed in where they sound).
     private func writeMixed(_ bytes: UnsafeRawBufferPointer) {
         guard let device = converter.device else {
             let written = shared.ring.write(bytes)
             assert(written == bytes.count, "ring overflow: room was checked before decoding")
             return
         }
-        let frameBytes = device.bytesPerFrame, channels = device.channels
-        let frames = bytes.count / frameBytes
-        let clicks = clickStretch(at: shared.ring.writePosition, device: device)
-        let clicking = clickVoice != nil
-            || clicks.map { $0.grid.hasOnset(start: $0.start, ratio: $0.ratio, count: frames) } == true
-        var offset = 0
-        while offset < frames && (overlay != nil || clicking) {
-            let n = min(frames - offset, DecoderMachine.chunkFrames)
-            let scratch = overlayScratch.base
-            SampleConversion.toFloat(bytes.baseAddress! + offset * frameBytes, frames: n, from: device,
-                                     channels: channels, gain: 1, into: scratch)
-            if var mix = overlay {
-                for i in 0..<min(n, mix.total - mix.frame) {
-                    let gain = mix.gain(at: mix.frame + i), voice = mix.voice(at: mix.frame + i)
-                    for c in 0..<channels {
-                        scratch[i * channels + c] = max(-1, min(1, scratch[i * channels + c] * gain + voice))
-                    }
-                }
-                mix.frame += n
-                overlay = mix.frame < mix.total ? mix : nil
-            }
-            if let clicks {
-                mixClicks(into: scratch, frames: n, channels: channels, rate: device.sampleRate, clicks: clicks,
-                          from: offset)
-            }
-            SampleConversion.fromFloat(scratch, frames: n, to: device, into: overlayBytes.raw)
-            _ = shared.ring.write(UnsafeRawBufferPointer(start: overlayBytes.raw, count: n * frameBytes))
-            offset += n
-        }
-        if offset < frames {
-            _ = shared.ring.write(UnsafeRawBufferPointer(rebasing: bytes[(offset * frameBytes)...]))
-        }
-    }
-
-    /// Where the beats of the track being written fall from ring position `position` on: its grid, the source frame
-    /// there and the source frames per device frame, the click's level and length; nil with no click over the track,
-    /// no usable beat, or while the position holds.
-    private func clickStretch(at position: Int, device: AudioFormat) -> ClickStretch? {
-        guard let metronome, let source = converter.source, let stretch = timeline.stretch(at: position),
-              stretch.ratio > 0 else { return nil }
-        let entry = stretch.item.entryID
-        if taggedBeat?.entry != entry { taggedBeat = (entry, taggedBPM(of: stretch.item)) }
-        guard let beat = metronome.beat(for: entry, tagged: taggedBeat?.bpm),
-              let grid = ClickGrid(beat: beat, sourceRate: source.sampleRate, beatsPerBar: metronome.plan.beatsPerBar)
-        else { return nil }
-        // 30 ms, or half a beat when beats come faster.
-        let halfBeat = min(Double(device.sampleRate), grid.interval / stretch.ratio / 2)
-        let length = max(1, min(device.sampleRate * 30 / 1000, halfBeat.isFinite ? Int(halfBeat) : 1))
-        return ClickStretch(grid: grid, start: stretch.frame, ratio: stretch.ratio, level: Float(metronome.plan.level),
-                            length: length)
-    }
-
-    /// Adds the clicks whose onsets fall in device frames `from..<from + frames` of the stretch `clicks` describes
-    /// (and the rest of a click begun earlier) to `scratch`.
-    private func mixClicks(into scratch: UnsafeMutablePointer<Float>, frames: Int, channels: Int, rate: Int,
-                           clicks: ClickStretch, from: Int) {
-        var voice = clickVoice
-        var next = 0
-        let start = clicks.start + Double(from) * clicks.ratio
-        func play(until end: Int) {
-            while next < end, var sounding = voice {
-                let value = clicks.level * ClickTrack.click(at: sounding.frame, of: sounding.length,
-                                                            accented: sounding.accented, rate: rate)
-                for c in 0..<channels { scratch[next * channels + c] = max(-1, min(1, scratch[next * channels + c] + value)) }
-                sounding.frame += 1
-                voice = sounding.frame < sounding.length ? sounding : nil
-                next += 1
-            }
-            next = max(next, end)
-        }
-        clicks.grid.forEachOnset(start: start, ratio: clicks.ratio, count: frames) { onset, accented in
-            play(until: onset)
-            voice = ClickVoice(accented: accented, length: clicks.length)
-        }
-        play(until: frames)
-        clickVoice = voice
+        overlay.process(bytes, device: device, sourceRate: converter.source?.sampleRate,
+                        stretch: timeline.stretch(at: shared.ring.writePosition), taggedBPM: { taggedBPM(of: $0) },
+                        write: { _ = shared.ring.write($0) })
     }
 
     /// Reads exactly `frames` frames, padding with silence past the end of the stream or on a decode error.
@@ -205,31 +126,6 @@ final class DecodeLoop {
         }
         if done < frames {
             SampleMath.silence(buffer + done * format.bytesPerFrame, frames: frames - done, format: format)
-        }
-    }
-}
-
-/// The decoder thread's inbox: commands from any thread, in order (a mutex-protected list — the decoder thread is
-/// not real-time, so it may lock), and the bell that wakes it.
-///
-/// Threads: `send` from any thread; `take` from the decoder thread.
-final class DecoderMailbox: Sendable {
-    private let commands = Mutex<[DecoderCommand]>([])
-    private let bell: Doorbell
-
-    init(bell: Doorbell) { self.bell = bell }
-
-    /// Queues a command and wakes the decoder thread.
-    func send(_ command: DecoderCommand) {
-        commands.withLock { $0.append(command) }
-        bell.ring()
-    }
-
-    /// Everything queued so far, oldest first.
-    func take() -> [DecoderCommand] {
-        commands.withLock { queue in
-            defer { queue.removeAll(keepingCapacity: true) }
-            return queue
         }
     }
 }
@@ -251,7 +147,7 @@ extension DecodeLoop: DecoderEnvironment {
         }
         let position = answer?.position ?? shared.ring.writePosition
         shared.ring.truncate(at: position)
-        clickVoice = nil  // what the ring held past `position` is gone, the click sounding in it too
+        overlay.cut()  // what the ring held past `position` is gone, the click sounding in it too
         if kind == .close {
             timeline.removeAll()
             shared.lowWaterBytes.store(0, ordering: .relaxed)
@@ -291,7 +187,13 @@ extension DecodeLoop: DecoderEnvironment {
         try open?.decoder.seek(toFrame: frame)
     }
 
-    func taggedBPM(of item: PlayableItem) -> Double? { (try? TagReader.read(path: item.path))?.bpm }
+    /// The file's BPM tag, read once per entry (the count-in and the click both ask).
+    func taggedBPM(of item: PlayableItem) -> Double? {
+        if let cached = taggedBeat, cached.entry == item.entryID { return cached.bpm }
+        let bpm = (try? TagReader.read(path: item.path))?.bpm
+        taggedBeat = (item.entryID, bpm)
+        return bpm
+    }
 
     func configureConverter(source: AudioFormat, device: AudioFormat, gain: Double) {
         converter.configure(source: source, device: device, gain: gain)
@@ -382,12 +284,9 @@ extension DecodeLoop: DecoderEnvironment {
         return frames
     }
 
-    func setOverlay(_ overlay: SpeechOverlay?) { self.overlay = overlay }
+    func setOverlay(_ speech: SpeechOverlay?) { overlay.speech = speech }
 
-    func setMetronome(_ setting: MetronomeSetting?) {
-        metronome = setting
-        if setting == nil { clickVoice = nil }
-    }
+    func setMetronome(_ setting: MetronomeSetting?) { overlay.setMetronome(setting) }
 
     func emit(_ event: EngineEvent) { events.yield(event) }
 }

@@ -54,8 +54,8 @@ struct DecoderMachine {
     /// The listener's speed: entries without a tempo of their own play at it (`tempo` differs while one with its own
     /// plays).
     private(set) var listenerTempo = 1.0
-    /// An entry with a tempo of its own whose tempo the listener changed while it played: it plays on at theirs.
-    private var tempoOverridden: EntryID?
+    /// Which entry's own tempo the listener overrode (`EntryTempo`, the rule the player's state applies too).
+    private var entryTempo = EntryTempo()
     /// Transposition in semitones (0 = none); the converter follows it.
     private(set) var pitch = 0.0
     /// The click over the track (the environment mixes it; the count-in lines up with its grid).
@@ -94,7 +94,9 @@ struct DecoderMachine {
         case let .setTempo(tempo):
             listenerTempo = tempo
             changeTempo(tempo, env)
-            if case let .decoding(cursor, _) = phase, cursor.item.ownTempo != nil { tempoOverridden = cursor.item.entryID }
+            if case let .decoding(cursor, _) = phase {
+                entryTempo.listenerChanged(current: cursor.item.entryID, hasOwnTempo: cursor.item.ownTempo != nil)
+            }
         case let .setPitch(semitones): changePitch(semitones, env)
         case let .setMetronome(setting):
             metronome = setting
@@ -402,7 +404,7 @@ struct DecoderMachine {
         env.configureConverter(source: source, device: device, gain: point.item.replayGain)
         // A new entry plays at its own tempo or the listener's (before its first mark: the mark carries the rate).
         if kind == .trackStart {
-            if tempoOverridden != point.item.entryID { tempoOverridden = nil }
+            entryTempo.entered(point.item.entryID)
             let wanted = tempo(for: point.item)
             if wanted != tempo { setTempo(wanted, continuous: false, env) }
         }
@@ -487,8 +489,7 @@ struct DecoderMachine {
 
     /// The tempo `item` plays at: its own, unless the listener changed it while it played; else the listener's.
     private func tempo(for item: PlayableItem) -> Double {
-        guard tempoOverridden != item.entryID, let own = item.ownTempo else { return listenerTempo }
-        return own
+        entryTempo.tempo(of: item.entryID, own: item.ownTempo, listener: listenerTempo)
     }
 
     private mutating func setTempo(_ value: Double, continuous: Bool, _ env: some DecoderEnvironment) {

@@ -236,7 +236,7 @@ extension PlayerState {
         let stepped = PlayerModes.steppedTempo(percent)
         // Against the tempo heard: on a section queued at 80 %, "100" is a change though the listener's is 100.
         guard stepped != tempoPercent else { return }
-        if let current, queue.entry(id: current)?.span?.tempoPercent != nil { tempoOverridden = current }
+        entryTempo.listenerChanged(current: current, hasOwnTempo: current.flatMap(queue.entry(id:))?.span?.tempoPercent != nil)
         setTempo(stepped, &step)
     }
 

@@ -37,7 +37,7 @@ extension PlayerState {
         step.changed(.player)
         guard previous != entry else { return }
         practiceTouched = false
-        tempoOverridden = nil
+        entryTempo.entered(entry)
         if queue.startedPlaying(entry) { queueEdited(&step) }
         if modes.consume != .off, let previous, queue.entry(id: previous) != nil {
             queue.remove(id: previous)

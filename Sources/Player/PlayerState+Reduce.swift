@@ -106,7 +106,7 @@ extension PlayerState {
         let rate = rate ?? (known.entryID == entry.id && known.sourceRate > 0 ? known.sourceRate : nil)
         if entry.id != transport.current {
             practiceTouched = false
-            tempoOverridden = nil
+            entryTempo.entered(entry.id)
         }
         pendingLoopJump = nil  // a start or a seek of its own supersedes a jump into a loop
         let paused = paused ?? (transport.state == .paused)

@@ -26,9 +26,9 @@ struct PlayerState {
     var beat: EntryBeat?
     /// The current track's sections (`setSections`), for `playSection`.
     var sections: EntrySections?
-    /// An entry with a tempo of its own (its `PlaySpan`'s) whose tempo the listener changed while it was current: it
-    /// plays on at theirs (the engine's decoder machine keeps the same rule).
-    var tempoOverridden: EntryID?
+    /// Which entry's own tempo (its `PlaySpan`'s) the listener overrode: the rule `EntryTempo` holds, which the engine's
+    /// decoder machine applies to what it plays.
+    var entryTempo = EntryTempo()
     /// The click as it was last on, for its button to turn it on again the same way.
     var lastMetronome: MetronomePlan?
     /// The tap-tempo button's taps so far.
@@ -75,8 +75,8 @@ struct PlayerState {
 
     /// The tempo heard on `entry`: its own unless the listener changed it while it played, else the listener's.
     func tempoPercent(on entry: QueueEntry?) -> Int {
-        guard let entry, entry.id != tempoOverridden, let own = entry.span?.tempoPercent else { return modes.tempoPercent }
-        return own
+        guard let entry else { return modes.tempoPercent }
+        return entryTempo.tempo(of: entry.id, own: entry.span?.tempoPercent, listener: modes.tempoPercent)
     }
 
     /// The count-in as the engine gets it for `entry`: with the listener's beat on that entry when the plan names no
