@@ -132,7 +132,7 @@ let protocolTargets: [Target] = [
     .target(
         name: "MPDServer",
         dependencies: [
-            "MPDProtocol", "CThreadShim",
+            "AudioCore", "FermataCore", "MPDProtocol",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -166,7 +166,7 @@ let programTargets: [Target] = [
         name: "Daemon",
         dependencies: [
             "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "CFileShim",
+            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -188,7 +188,8 @@ let programTargets: [Target] = [
     .executableTarget(
         name: "fermata",
         dependencies: [
-            "FermatadCommand", "Daemon", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls", "FermataConfig",
+            "AudioCore", "FermatadCommand", "Daemon", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls",
+            "FermataConfig",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -201,7 +202,7 @@ let programTargets: [Target] = [
 let benchmarkTargets: [Target] = [
     // The engine: CPU per audio second, seek and pause latency.
     .executableTarget(
-        name: "FermataBench", dependencies: ["Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"],
+        name: "FermataBench", dependencies: ["AudioCore", "Engine", "Player", "AudioOutput", "FermataCore", "TestSupport"],
         path: "Sources/Benchmarks/FermataBench"
     ),
     // Restart with a large queue, fermatad beside MPD; the queue codec beside Codable (`--codec`).
@@ -214,7 +215,8 @@ let benchmarkTargets: [Target] = [
     ),
     // Button and encoder latency and idle cost.
     .executableTarget(
-        name: "ControlsBench", dependencies: ["AudioCore", "Controls", .product(name: "Logging", package: "swift-log")],
+        name: "ControlsBench",
+        dependencies: ["AudioCore", "Controls", "FermataCore", .product(name: "Logging", package: "swift-log")],
         path: "Sources/Benchmarks/ControlsBench"
     ),
     // What the practice statistics cost (bytes written per hour, time per observation).
@@ -224,7 +226,7 @@ let benchmarkTargets: [Target] = [
     ),
     // Hostile and heavy clients against fermatad and MPD side by side: time, peak RSS, other clients' latency.
     .executableTarget(
-        name: "AbuseBench", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"], path: "Sources/Benchmarks/AbuseBench"
+        name: "AbuseBench", dependencies: ["AudioCore", "TestSupport"], path: "Sources/Benchmarks/AbuseBench"
     ),
 ]
 
@@ -237,35 +239,52 @@ let testTargets: [Target] = [
     ),
     .testTarget(name: "AudioCoreTests", dependencies: ["AudioCore", "TestSupport"]),
     .testTarget(name: "FermataCoreTests", dependencies: ["FermataCore"]),
+    // The configuration file, its keys and the reference generated from them.
+    .testTarget(name: "FermataConfigTests", dependencies: ["FermataConfig", "FermataCore", "TestSupport"]),
+    // The database file's runner and its schema's shape, with migrations of the test's own.
+    .testTarget(
+        name: "DatabaseFileTests",
+        dependencies: ["DatabaseFile", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
     .testTarget(name: "DaemonCrashTests", dependencies: ["TestSupport"], exclude: ["Fixtures"]),
     // Device, disk and configuration faults through the built fermatad (card loss and disk faults in ../shared/kernel-lab).
     .testTarget(name: "DaemonFaultTests", dependencies: ["TestSupport"], exclude: ["guest"]),
     .testTarget(name: "DeployTests", dependencies: ["TestSupport"]),
-    .testTarget(name: "ControlsTests", dependencies: ["Controls", "FermataConfig", "FermataCore", "TestSupport"]),
+    .testTarget(
+        name: "ControlsTests",
+        dependencies: ["AudioCore", "Controls", "FermataConfig", "FermataCore", "TestSupport",
+                       .product(name: "Logging", package: "swift-log")]
+    ),
     // Boots a real kernel (gpio-sim) through ../shared/kernel-lab and drives the built binaries there.
     .testTarget(name: "ControlsKernelTests", dependencies: ["TestSupport"], exclude: ["guest", "build-gpiod-v2.sh"]),
     .testTarget(
         name: "DaemonTests",
         dependencies: [
-            "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport", "Engine", "Player", "Decoders",
-            "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            "AudioCore", "AudioOutput", "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport",
+            "Engine", "Player", "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Fixtures"]
     ),
     // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
     .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
-    .testTarget(name: "DecodersTests", dependencies: ["Decoders", "FermataCore", "TestSupport"]),
-    .testTarget(name: "LibraryTests", dependencies: ["Library", "DatabaseFile", "AudioCore", "TestSupport"]),
+    .testTarget(name: "DecodersTests", dependencies: ["AudioCore", "Decoders", "FermataCore", "TestSupport"]),
+    .testTarget(
+        name: "LibraryTests",
+        dependencies: ["Library", "DatabaseFile", "AudioCore", "Decoders", "FermataCore", "TestSupport",
+                       .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log")]
+    ),
     // The engine's two state machines and its lock-free parts, with no player above them.
     .testTarget(name: "EngineTests", dependencies: ["AudioCore", "AudioOutput", "Decoders", "Engine", "FermataCore", "TestSupport"]),
     .testTarget(name: "AudioOutputTests", dependencies: ["AudioCore", "AudioOutput"]),
     // The reducer, and the engine heard through the player (captured PCM).
-    .testTarget(name: "PlayerTests", dependencies: ["Engine", "Player", "AudioOutput", "Decoders", "TestSupport", "CALSA"]),
+    .testTarget(
+        name: "PlayerTests", dependencies: ["AudioCore", "Engine", "Player", "AudioOutput", "Decoders", "FermataCore", "TestSupport"]
+    ),
     // The state database's store, queue segments, position checkpoints and opener (the file as the daemon opens it).
     .testTarget(
         name: "StateDatabaseTests",
         dependencies: [
-            "StateDatabase", "DatabaseFile", "Daemon", "FermataCore", "Library", "TestSupport",
+            "StateDatabase", "DatabaseFile", "FermataCore", "Library", "TestSupport",
             .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ]
     ),
@@ -273,7 +292,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "PracticeTests",
         dependencies: [
-            "Practice", "StateDatabase", "DatabaseFile", "Daemon", "Library", "FermataCore", "Player", "Engine", "AudioOutput",
+            "Practice", "StateDatabase", "DatabaseFile", "Library", "FermataCore", "Player", "Engine", "AudioOutput",
             "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ]
     ),
@@ -283,9 +302,8 @@ let testTargets: [Target] = [
     .testTarget(
         name: "MPDServerTests",
         dependencies: [
-            "MPDServer", "MPDProtocol", "MPDTestSupport", "TestSupport",
+            "FermataCore", "MPDServer", "MPDProtocol", "MPDTestSupport", "TestSupport",
             .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ]

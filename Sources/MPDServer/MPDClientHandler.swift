@@ -61,6 +61,8 @@ final class MPDClientHandler: ChannelDuplexHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         peer = Self.peerKey(context.channel.remoteAddress)
+        // The listener's own address says which listener it is (a Unix peer may have no address of its own).
+        if case .unixDomainSocket? = context.channel.localAddress { session.markLocal() }
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         let boundContext = NIOLoopBound(context, eventLoop: context.eventLoop)
         let inbox = inbox
@@ -209,7 +211,8 @@ final class MPDClientHandler: ChannelDuplexHandler {
                 loggedPasswordFailure = true
                 logger.warning("MPD client \(peer) sent a wrong password (further failures on this connection: not logged)")
             }
-            return throttle.refused(peer)
+            let delay = throttle.refused(peer)
+            return .nanoseconds(delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000)
         }
     }
 

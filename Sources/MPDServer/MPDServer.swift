@@ -1,3 +1,4 @@
+import FermataCore
 import Logging
 import MPDProtocol
 import NIOCore
@@ -54,7 +55,7 @@ public final class MPDServer: Service, Sendable {
     public init(
         configuration: MPDServerConfiguration, backend: any MPDBackend,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
-        logger: Logger = Logger(label: "fermata.mpd")
+        throttle: PasswordThrottle? = nil, logger: Logger = Logger(label: "fermata.mpd")
     ) {
         self.configuration = configuration
         executor = CommandExecutor(backend: backend, config: configuration.session)
@@ -62,8 +63,9 @@ public final class MPDServer: Service, Sendable {
         self.logger = logger
         tcpRegistry = ConnectionRegistry(limit: configuration.maxConnections, name: "TCP")
         unixRegistry = ConnectionRegistry(limit: configuration.maxUnixSocketConnections, name: "Unix socket")
-        throttle = PasswordThrottle(
-            first: configuration.passwordFailureDelay, cap: configuration.maxPasswordFailureDelay)
+        // The daemon passes the one it shares with the web remote's login; alone, the server has its own.
+        self.throttle = throttle ?? PasswordThrottle(first: .nanoseconds(configuration.passwordFailureDelay.nanoseconds),
+                                                     cap: .nanoseconds(configuration.maxPasswordFailureDelay.nanoseconds))
         messages = MessageBoard(idle: backend.idle)
     }
 

@@ -1,4 +1,3 @@
-import Daemon
 import FermataCore
 import Foundation
 import Practice

@@ -1,4 +1,3 @@
-import Daemon
 import DatabaseFile
 import Foundation
 import GRDB
@@ -25,7 +24,7 @@ import TestSupport
                                       channels: 1, bitsPerSample: 16, sampleRate: 22_050)
             }
         }
-        let database = try FermataDatabase(stateDirectory: state.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: state.path, schema: .practiceFile)
         let library = Library(database: database, musicDirectory: music.path)
         _ = try await library.scan()
         var identities: [String: Int64] = [:]

@@ -1,5 +1,4 @@
 import AudioOutput
-import Daemon
 import DatabaseFile
 import Engine
 import FermataCore
@@ -135,7 +134,7 @@ import TestSupport
         defer { engine.shutdown(); events.cancel() }
         let state = try TemporaryDirectory(prefix: "fermata-practice")
         let recorder = PracticeRecorder(player: player, store: PracticeStore(database: try FermataDatabase(
-            stateDirectory: state.path, schema: .fermata)), remember: remember)
+            stateDirectory: state.path, schema: .practiceFile)), remember: remember)
         let ids = try await player.add(paths: paths)
 
         try await player.perform(.playEntry(ids[0]))

@@ -1,4 +1,3 @@
-import Daemon
 import DatabaseFile
 import FermataCore
 import Foundation
@@ -67,13 +66,13 @@ import TestSupport
             PracticeSection(name: "bars 17–32, \"the hard bit\"", startMilliseconds: 300, endMilliseconds: 900),
         ]
         do {
-            let database = try FermataDatabase(stateDirectory: state.path, schema: .fermata)
+            let database = try FermataDatabase(stateDirectory: state.path, schema: .practiceFile)
             _ = try await Library(database: database, musicDirectory: music.path).scan()
             try await PracticeStore(database: database).replaceSections(sections, path: "piece.flac")
         }
         try FileManager.default.createDirectory(atPath: music.file("moved"), withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: path, toPath: music.file("moved/renamed.flac"))
-        let database = try FermataDatabase(stateDirectory: state.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: state.path, schema: .practiceFile)
         let scan = try await Library(database: database, musicDirectory: music.path).scan()
         #expect(scan.identitiesRestored == 1)
         let store = PracticeStore(database: database)

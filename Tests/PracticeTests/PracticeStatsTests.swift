@@ -1,4 +1,3 @@
-import Daemon
 import DatabaseFile
 import FermataCore
 import Foundation
@@ -23,7 +22,7 @@ import TestSupport
 
         init(start: Date, state: TemporaryDirectory? = nil, remember: Bool = true) throws {
             self.state = try state ?? TemporaryDirectory(prefix: "fermata-practice")
-            database = try FermataDatabase(stateDirectory: self.state.path, schema: .fermata)
+            database = try FermataDatabase(stateDirectory: self.state.path, schema: .practiceFile)
             clock = ManualClock(start)
             recorder = PracticeRecorder(player: player, store: PracticeStore(database: database), remember: remember,
                                         clock: clock, calendar: TestTime.calendar)

@@ -1,4 +1,3 @@
-@testable import Daemon
 @testable import StateDatabase
 import Testing
 

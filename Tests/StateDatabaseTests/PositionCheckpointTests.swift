@@ -1,4 +1,3 @@
-@testable import Daemon
 import DatabaseFile
 import FermataCore
 import Foundation
@@ -15,7 +14,7 @@ import TestSupport
     init() throws { dir = try TemporaryDirectory() }
 
     func openStore() throws -> StateStore {
-        StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
+        StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .stateFile), logger: Logger(label: "t"))
     }
 
     /// A store holding a two-entry queue, playing the first entry at frame 100.

@@ -1,4 +1,3 @@
-@testable import Daemon
 import DatabaseFile
 import FermataCore
 import Foundation
@@ -121,7 +120,7 @@ import TestSupport
         var queue = PlayQueue()
         var snapshot = PlayerSnapshot()
         for round in 0..<6 {
-            let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
+            let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .stateFile), logger: Logger(label: "t"))
             if round > 0 {
                 _ = try await store.loadHead()
                 let loaded = try await store.loadQueue()
@@ -167,7 +166,7 @@ import TestSupport
 
     @Test func aDamagedRunIsLeftOutAndTheRestLoads() async throws {
         let dir = try TemporaryDirectory()
-        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .stateFile)
         var queue = PlayQueue()
         var generator = SplitMix64(seed: 5)
         queue.insert(uris: (0..<600).map { "x/\($0).flac" }, at: nil, using: &generator)
@@ -185,7 +184,7 @@ import TestSupport
         let path = dir.file(FermataDatabase.fileName)
         do {
             let old = try DatabaseQueue(path: path)
-            try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v3-position-sequence")
+            try DatabaseSchema.stateFile.migrations.makeMigrator().migrate(old, upTo: "v3-position-sequence")
             try await old.write { db in
                 for index in 0..<700 {
                     try db.execute(sql: """
@@ -196,7 +195,7 @@ import TestSupport
                 try db.execute(sql: "INSERT INTO player_state (id, shuffled, current_entry, transport) VALUES (1, 1, 15, 'paused')")
             }
         }
-        let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
+        let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .stateFile), logger: Logger(label: "t"))
         let head = try await store.loadHead()
         #expect(head.entries.map(\.id) == [15, 14])
         let loaded = try await store.loadQueue()
@@ -209,7 +208,7 @@ import TestSupport
         let shuffled: [Int] = (0..<700).sorted { (a: Int, b: Int) in a * 3 % 700 < b * 3 % 700 }
         #expect(loaded.shuffledOrder == shuffled.map { EntryID($0 + 10) })
         // The view reads like the old table.
-        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .stateFile)
         // The closure's types are spelled out: Swift 6.2 otherwise picks GRDB's async `read` here.
         let rows: [Row] = try database.pool.read { (db: Database) throws -> [Row] in
             try Row.fetchAll(db, sql: "SELECT id, uri, version, rg_track_gain, shuffle_key FROM queue_entry ORDER BY sort_key")
@@ -232,14 +231,14 @@ import TestSupport
             + #"[4,0,"r.flac",null,null,null,null,9,[61005,null,1,null,null]]]"#
         do {
             let old = try DatabaseQueue(path: path)
-            try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v10-practice-sections")
+            try DatabaseSchema.stateFile.migrations.makeMigrator().migrate(old, upTo: "v8-player-key-and-beat")
             try await old.write { db in
                 try db.execute(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (1, 65536, ?)",
                                arguments: [positional])
                 try db.execute(sql: "INSERT INTO queue_segment (id, sort_key, entries) VALUES (2, 131072, '[]')")
             }
         }
-        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .stateFile)
         #expect(database.appliedMigrations == ["v11-queue-entries-keyed"])
         let loaded = try await StateStore(database: database, logger: Logger(label: "t")).loadQueue()
         #expect(loaded.entries == [

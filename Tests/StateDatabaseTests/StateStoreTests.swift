@@ -1,4 +1,3 @@
-import Daemon
 import DatabaseFile
 import FermataCore
 import Foundation
@@ -34,7 +33,7 @@ import TestSupport
         var queue = PlayQueue()
         var saved = PlayerSnapshot()
         do {
-            let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
+            let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .stateFile), logger: Logger(label: "t"))
             let ids = queue.insert(uris: (0..<200).map { "a/\($0).flac" }, at: nil, using: &generator)
             await store.save(snapshot(queue, current: ids[5]), queue: queue, writeNumber: 0)
             queue.move(0..<3, to: 150)
@@ -49,7 +48,7 @@ import TestSupport
             await store.checkpoint(entry: ids[5], frame: 777_777, sampleRate: 44_100, writeNumber: 0)
             #expect(await store.failedWrites == 0)
         }
-        let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .fermata), logger: Logger(label: "t"))
+        let store = StateStore(database: try FermataDatabase(stateDirectory: dir.path, schema: .stateFile), logger: Logger(label: "t"))
         let head = try await store.loadHead()
         #expect(head.snapshot?.positionFrames == 777_777)
         #expect(head.snapshot?.repeatMode == .queue)
@@ -66,7 +65,7 @@ import TestSupport
 
     @Test func aReadOnlyDatabaseIsSurvivedAndRewrittenWhenWritableAgain() async throws {
         let dir = try TemporaryDirectory()
-        let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
+        let database = try FermataDatabase(stateDirectory: dir.path, schema: .stateFile)
         let store = StateStore(database: database, logger: Logger(label: "t"))
         var generator = SplitMix64(seed: 1)
         var queue = PlayQueue()

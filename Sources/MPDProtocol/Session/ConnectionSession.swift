@@ -45,6 +45,9 @@ public struct ConnectionSession: Sendable {
     /// Gives the connection its mailbox for client-to-client messages (once, when it connects).
     public mutating func attach(_ mailbox: ClientMailbox) { client.mailbox = mailbox }
 
+    /// Marks the connection as one through the Unix socket (`ClientSettings.local`), when it connects.
+    public mutating func markLocal() { client.local = true }
+
     /// Whether the connection waits in `idle` (such a connection is never timed out).
     public var isIdle: Bool {
         if case .idle = state { return true }

@@ -45,6 +45,9 @@ public struct ClientSettings: Sendable, Hashable {
     public var protocolFeatures: Set<ProtocolFeature> = []
     /// The connection's place for client-to-client messages (nil: the server offers none, e.g. a test session).
     public var mailbox: ClientMailbox?
+    /// The client came through the Unix socket, so it runs on the box with the socket's file permissions: commands
+    /// that carry a secret (`web_password`) are refused anywhere else, where it would cross the network in clear.
+    public var local = false
 
     public init(permissions: Permission, tagTypes: Set<TagType> = Set(TagType.allCases), binaryLimit: Int = 8192) {
         self.permissions = permissions
