@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds fermatad and fermata for a board and packs one artifact per Debian release and architecture:
-#   dist/fermata-<git describe>-<bookworm|trixie>-<arm64|amd64>.tar.gz   (bin/, boards/, deploy/, README.md)
+#   dist/fermata-<git describe>-<bookworm|trixie>-<arm64|amd64>.tar.gz   (bin/, boards/, deploy/, docs/, README.md)
 # One per release because the binaries link that release's sonames (libFLAC 12 vs 14, libgpiod v1 vs v2 API).
 #
 #   deploy/build-for-board.sh [--dry-run] [--out DIR]                  on the board (or any machine of that release
@@ -187,7 +187,7 @@ for program in "$stage/$name/bin/fermata"; do
 done
 check_alignment "$stage/$name/bin/fermata"
 check_target "$release" "$arch" "$stage/$name/bin/fermata"
-cp -r "$project/boards" "$project/deploy" "$project/README.md" "$stage/$name/"
+cp -r "$project/boards" "$project/deploy" "$project/docs" "$project/README.md" "$stage/$name/"
 echo "$release $arch $version" > "$stage/$name/TARGET"
 mkdir -p "$out"
 tar -C "$stage" -czf "$out/$name.tar.gz" "$name"

@@ -167,6 +167,13 @@ for unit in fermata-poweroff.path fermata-poweroff.service; do
 done
 run install -m 0644 -D "$here/asound.conf" "$root/usr/local/share/doc/fermata/asound.conf.example"
 run install -m 0644 -D "$project/README.md" "$root/usr/local/share/doc/fermata/README.md"
+for doc in "$project"/docs/*.md; do
+    [ ! -e "$doc" ] || run install -m 0644 -D "$doc" "$root/usr/local/share/doc/fermata/$(basename "$doc")"
+done
+# The manual pages (man fermata, man fermatad, man fermata.toml), where the artifact or the checkout has them.
+for page in "$project"/docs/man/*.[158]; do
+    [ ! -e "$page" ] || run install -m 0644 -D "$page" "$root/usr/local/share/man/man${page##*.}/$(basename "$page")"
+done
 run install -d -m 0750 "$root/var/lib/fermata"
 system chown fermata:fermata /var/lib/fermata
 

@@ -243,7 +243,7 @@ fi
 
 # 4. Units, udev rule, board profiles, documentation: the same files deploy/install.sh installs.
 mkdir -p "$pkg/usr/lib/systemd/system" "$pkg/usr/lib/udev/rules.d" "$pkg/usr/share/fermata/boards" \
-    "$pkg/usr/share/doc/fermata/examples" "$pkg/usr/share/man/man1" "$pkg/usr/share/man/man8"
+    "$pkg/usr/share/doc/fermata/examples"
 for unit in fermata.service fermata-poweroff.path fermata-poweroff.service; do
     { echo "# Packaged by deploy/make-deb.sh from deploy/$unit, with /usr/local/ paths changed to /usr/."
       sed -e 's|/usr/local/bin/|/usr/bin/|g' \
@@ -266,41 +266,15 @@ gzip -9n < "$project/boards/README.md" > "$pkg/usr/share/doc/fermata/boards.md.g
 install -m 0644 "$here/asound.conf" "$pkg/usr/share/doc/fermata/examples/asound.conf"
 install -m 0644 "$here/debian/copyright" "$pkg/usr/share/doc/fermata/copyright"
 
-# Manual pages from the programs' --help (when they can run here; else a short page pointing to --help).
-man_page() {  # man_page PROGRAM SECTION
-    local program=$1 section=$2 help summary
-    help=$(run "$work/programs/$program" --help 2>/dev/null) || help=""
-    summary=$(sed -n 's/^OVERVIEW: *//p' <<<"$help" | head -1)
-    [ -n "$summary" ] || summary="part of the Fermata jukebox"
-    {
-        echo ".TH ${program^^} $section \"$(date -u -d "@$SOURCE_DATE_EPOCH" +%Y-%m-%d)\" \"fermata $version\" \"Fermata\""
-        echo ".SH NAME"
-        echo "$program \\- $(sed 's/\.$//; s/\\/\\e/g; s/-/\\-/g' <<<"$summary")"
-        echo ".SH DESCRIPTION"
-        if [ -n "$help" ]; then
-            local also=""
-            [ "$program" != fermata ] || also=" (each subcommand has its own \\fB\\-\\-help\\fR)"
-            echo "The output of \\fB$program \\-\\-help\\fR$also:"
-            echo ".PP"
-            echo ".nf"
-            # The text after the overview paragraph, escaped for roff.
-            awk 'seen { print } /^USAGE:/ { seen = 1; print }' <<<"$help" \
-                | sed -e 's/\\/\\e/g' -e 's/-/\\-/g' -e "s/^\\([.']\\)/\\\\\\&\\1/"
-            echo ".fi"
-        else
-            echo "Run"
-            echo ".B $program \\-\\-help"
-            echo "for its options."
-        fi
-        echo ".SH FILES"
-        echo "/etc/fermata/fermata.toml, /var/lib/fermata, /usr/share/fermata/boards"
-        echo ".SH SEE ALSO"
-        if [ "$program" = fermatad ]; then echo ".BR fermata (1),"; else echo ".BR fermatad (8),"; fi
-        echo "/usr/share/doc/fermata/README.md.gz"
-    } | gzip -9n > "$pkg/usr/share/man/man$section/$program.$section.gz"
-}
-man_page fermatad 8
-man_page fermata 1
+# Manual pages: docs/man, generated from the programs' own help and the table of configuration keys
+# (deploy/make-man-pages.sh; ManPageTests and ConfigReferenceTests keep them current).
+for page in "$project"/docs/man/*.[158]; do
+    section=${page##*.}
+    mkdir -p "$pkg/usr/share/man/man$section"
+    gzip -9n < "$page" > "$pkg/usr/share/man/man$section/$(basename "$page").gz"
+done
+# The manuals (docs/*.md) beside the README.
+for doc in "$project"/docs/*.md; do gzip -9n < "$doc" > "$pkg/usr/share/doc/fermata/$(basename "$doc").gz"; done
 
 # 5. Changelog: one entry for this build (a native version: changelog.gz; with a Debian revision: changelog.Debian.gz).
 mkdir -p "$work/debian"

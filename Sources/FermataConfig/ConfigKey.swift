@@ -135,7 +135,7 @@ struct ConfigKey: Sendable {
         _ name: String, _ path: WritableKeyPath<DaemonConfig, Double> & Sendable, _ range: ClosedRange<Double>,
         _ help: String
     ) -> ConfigKey {
-        ConfigKey(name: name, help: help, apply: { config, value in
+        ConfigKey(name: name, help: help + " (\(range.lowerBound)–\(range.upperBound))", apply: { config, value in
             let number: Double
             switch value {
             case let .float(f): number = f

@@ -9,6 +9,9 @@ public enum FermataVersion {
     /// release; a removed one, or a changed answer, a new major.
     public static let number = "1.0.0"
 
+    /// The release's date (YYYY-MM-DD): the manual pages carry it, so they are the same whenever they are made.
+    public static let date = "2026-11-29"
+
     /// "fermata 1.0.0", as the programs print it.
     public static var text: String { "fermata \(number)" }
 }

@@ -1,11 +1,25 @@
 import ArgumentParser
 import FermataConfig
+import FermataCore
 import Foundation
 
-/// `fermata config show`: the effective configuration and where each value came from.
+/// `fermata config show`: the effective configuration and where each value came from; `fermata config reference`:
+/// every key documented (docs/configuration.md, or the manual page fermata.toml(5) with `--man`).
 struct ConfigCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "config", abstract: "Show the configuration.",
-                                                    subcommands: [Show.self], defaultSubcommand: Show.self)
+                                                    subcommands: [Show.self, Reference.self], defaultSubcommand: Show.self)
+
+    struct Reference: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reference",
+            abstract: "Print every configuration key with its default and meaning (Markdown, or roff with --man).")
+        @Flag(help: "The manual page fermata.toml(5) instead of Markdown.") var man = false
+
+        func run() {
+            print(man ? ConfigReference.manual(date: FermataVersion.date, version: FermataVersion.number)
+                      : ConfigReference.markdown(), terminator: "")
+        }
+    }
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(

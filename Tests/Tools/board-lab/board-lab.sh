@@ -12,6 +12,8 @@
 #   board-lab.sh list                                 the scenarios, with their first comment line
 #
 # Options:
+#   --release TAG    the package of that released version (release-deb.sh builds it once from the git tag), before
+#                    any --deb: `upgrade --release v1.0.0 --deb NEW.deb` upgrades from what owners run
 #   --deb FILE       copy FILE into the guest (repeatable, order kept); unless the scenario says
 #                    `# board-lab: no-auto-install`, each is installed with `apt-get install -y ./FILE`
 #                    before the scenario runs (offline: the guest's network reaches only the host's forwarded port)
@@ -69,6 +71,8 @@ esac
 while [ $# -gt 0 ]; do
     case "$1" in
         --deb) [ -f "$2" ] || die "--deb $2: no such file"; debs+=("$(realpath "$2")"); shift 2 ;;
+        --release) released=$("$here/release-deb.sh" "$2") || die "--release $2: no package"
+                   debs=("$released" ${debs[@]+"${debs[@]}"}); shift 2 ;;
         --file) [ -f "$2" ] || die "--file $2: no such file"; files+=("$(realpath "$2")"); shift 2 ;;
         --state) state_file=$(realpath -m "$2"); shift 2 ;;
         --port) port=$2; shift 2 ;;

@@ -1,6 +1,7 @@
 # Upgrade in place: N installed and playing with state an owner would notice, N+1 installed over it with apt; the service restarts onto the new binary, the owner's conffile edit and the state survive, playback resumes where it was; then purge leaves nothing.
 # board-lab: no-auto-install
-# Needs two packages, in order: --deb fermata_N_arm64.deb --deb fermata_N+1_arm64.deb (N+1 must be the higher version).
+# Needs two packages, in order: --release TAG (the last release, built from its tag) or --deb fermata_N_arm64.deb,
+# then --deb fermata_N+1_arm64.deb (N+1 must be the higher version).
 # 1. N is installed with apt (offline, as lab_install does), the owner edits /etc/fermata/fermata.toml (a comment line
 #    and mpd.listen = "0.0.0.0:6600"), restarts, and sets what a user would notice: a queue of six entries in an order
 #    of their own (one song twice), the third entry playing at 0:09, volume 37, repeat on, an A-B loop 4-26 s on the
