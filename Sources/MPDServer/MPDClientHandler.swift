@@ -165,12 +165,14 @@ final class MPDClientHandler: ChannelDuplexHandler {
         let outputLimit = max(0, maxPendingOutputBytes - bytesInFlight)
         let requestBytes = batch.lines.reduce(0) { $0 + $1.count }
         // Client work (filter matching, long answers, file look-ups) runs on `BlockingWork`'s threads, never on the
-        // cooperative pool the player and the other clients need; actor calls inside still hop to their actor.
-        let result = context.eventLoop.makeFutureWithTask {
-            await withTaskExecutorPreference(BlockingWork.executor) {
-                await executor.run(batch, client: client, outputLimit: outputLimit)
-            }
+        // cooperative pool the player and the other clients need; actor calls inside still hop to their actor. The task
+        // starts there too: a task made on the pool first waited for a pool thread before it could hop (behind every
+        // busy task of a loaded machine).
+        let promise = context.eventLoop.makePromise(of: BatchResult.self)
+        Task(executorPreference: BlockingWork.executor) {
+            promise.succeed(await executor.run(batch, client: client, outputLimit: outputLimit))
         }
+        let result = promise.futureResult
         result.assumeIsolated().whenSuccess { result in
             // A large request (10,000 `add`s) leaves as much freed heap behind as a large answer.
             MemoryTrim.afterLargeWrite(requestBytes)

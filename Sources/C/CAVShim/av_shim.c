@@ -116,23 +116,38 @@ struct fm_av {
     int ended;
     void *out;           /* interleaved output buffer */
     size_t out_bytes;
-    int64_t deadline_ns; /* absolute CLOCK_MONOTONIC deadline for the current call, 0 for none */
+    int64_t deadline_cpu_ns;  /* the calling thread's CPU time past which the current call gives up, 0 for none */
+    int64_t deadline_wall_ns; /* and its CLOCK_MONOTONIC time (a call stalled, not spinning), 0 for none */
     int deadline_ms;
 };
 
-static int64_t now_ns(void) {
+static int64_t clock_ns(clockid_t clock) {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(clock, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* FFmpeg's blocking calls poll this: past the deadline they give up (a file that would hold the thread). */
+/* The wall-clock bound is this many times the CPU bound: it only catches a call that waits without working. */
+enum { wall_factor = 12 };
+
+/* FFmpeg's blocking calls poll this, on the thread making the call: past the deadline they give up (a file that would
+   hold the thread). The deadline is the thread's CPU time, so a loaded machine that merely starves the thread never
+   trips it; a call that waits without working is given `wall_factor` times as long in wall time. */
 static int interrupted(void *opaque) {
     fm_av *h = opaque;
-    return h->deadline_ns != 0 && now_ns() > h->deadline_ns;
+    if (h->deadline_cpu_ns != 0 && clock_ns(CLOCK_THREAD_CPUTIME_ID) > h->deadline_cpu_ns) return 1;
+    return h->deadline_wall_ns != 0 && clock_ns(CLOCK_MONOTONIC) > h->deadline_wall_ns;
 }
 
-static void arm(fm_av *h) { h->deadline_ns = h->deadline_ms > 0 ? now_ns() + (int64_t)h->deadline_ms * 1000000 : 0; }
+static void arm(fm_av *h) {
+    if (h->deadline_ms <= 0) {
+        h->deadline_cpu_ns = h->deadline_wall_ns = 0;
+        return;
+    }
+    int64_t span = (int64_t)h->deadline_ms * 1000000;
+    h->deadline_cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) + span;
+    h->deadline_wall_ns = clock_ns(CLOCK_MONOTONIC) + span * wall_factor;
+}
 
 static void say(char *err, size_t size, const char *what, int code) {
     if (!err || !size) return;
