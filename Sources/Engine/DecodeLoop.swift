@@ -212,7 +212,7 @@ extension DecodeLoop: DecoderEnvironment {
         let mark = TrackMark(serial: markSerial, generation: request.generation, position: position,
                              kind: request.kind, entryID: request.point?.item.entryID,
                              sourceFrame: request.point?.frame ?? 0, sourceRate: Int32(clamping: request.sourceRate),
-                             rateRatio: ratio)
+                             rateRatio: ratio, pass: Int32(clamping: request.pass))
         while !shared.marks.push(mark) { shared.decoderBell.wait(nanoseconds: 5_000_000) }
         if let point = request.point, let device {
             let anchor = RingTimeline.Anchor(position: position, sourceFrame: point.frame,

@@ -101,6 +101,8 @@ struct MarkRequest: Equatable {
     var holdsPosition = false
     /// The `PlaybackEngine.start` it belongs to.
     var generation: Int
+    /// The loop pass what follows belongs to, from 1.
+    var pass: Int = 1
 }
 
 /// What one `decode` call did.

@@ -310,13 +310,13 @@ struct DecoderMachine {
             cursor.position = region.start
         } else {
             trainAtSeam(passes: cursor.passes + 1, env)
-            mark(.jump, resume, sourceRate: cursor.format.sampleRate, env)
+            mark(.seam, resume, sourceRate: cursor.format.sampleRate, pass: cursor.passes + 2, env)
             if fade > 0 { env.writeSeamCrossfade(fadeFrames: fade, format: cursor.format) }
             cursor.position = region.start + Int64(fade)
         }
         cursor.passes += 1
         phase = .decoding(cursor, next: next)
-        if let countIn { beginCountIn(countIn, at: resume, sourceRate: cursor.format.sampleRate, env) }
+        if let countIn { beginCountIn(countIn, at: resume, sourceRate: cursor.format.sampleRate, seam: true, env) }
         return true
     }
 
@@ -444,7 +444,8 @@ struct DecoderMachine {
 
     /// Clicks before the music at `point`: the position stays there while they play (a mark with no source
     /// advance), then the music follows in the next device frame.
-    private mutating func beginCountIn(_ plan: CountInPlan, at point: SourcePoint, sourceRate: Int,
+    /// `seam`: the count-in before a loop pass (its mark says a pass begins there).
+    private mutating func beginCountIn(_ plan: CountInPlan, at point: SourcePoint, sourceRate: Int, seam: Bool = false,
                                        _ env: some DecoderEnvironment) {
         guard let device, plan.beats > 0 else { return }
         let tagged = plan.bpm == nil || metronome != nil
@@ -453,7 +454,7 @@ struct DecoderMachine {
         // one beat after the last click (the count-in is shorter by the time from the resume point to that beat).
         let beat = metronome?.beat(for: point.item.entryID, tagged: tagged)
         let bpm = (beat?.bpm ?? plan.bpm ?? tagged ?? plan.fallbackBPM) * tempo
-        mark(.jump, point, sourceRate: sourceRate, holds: true, env)
+        mark(seam ? .seam : .jump, point, sourceRate: sourceRate, holds: true, env)
         var clicks = ClickTrack.countIn(beats: plan.beats, bpm: bpm, deviceRate: device.sampleRate, resume: point,
                                         sourceRate: sourceRate)
         if let metronome, let beat,
@@ -497,10 +498,13 @@ struct DecoderMachine {
         env.setConverterTempo(value, continuous: continuous)
     }
 
+    /// `pass`: the loop pass what follows belongs to (nil: the cursor's current one).
     private func mark(_ kind: TrackMark.Kind, _ point: SourcePoint?, sourceRate: Int, holds: Bool = false,
-                      _ env: some DecoderEnvironment) {
+                      pass: Int? = nil, _ env: some DecoderEnvironment) {
+        var current = 1
+        if case let .decoding(cursor, _) = phase { current = cursor.passes + 1 }
         env.pushMark(MarkRequest(kind: kind, point: point, sourceRate: sourceRate, holdsPosition: holds,
-                                 generation: startGeneration), device: device)
+                                 generation: startGeneration, pass: pass ?? current), device: device)
     }
 
     private mutating func resetPasses() {

@@ -6,6 +6,8 @@ public enum EngineEvent: Sendable, Equatable {
     case decodingStarted(EntryID)
     /// The first frame of this entry reached the device; `generation` is the `start` it belongs to.
     case trackAudible(EntryID, generation: Int)
+    /// A loop seam of this entry was heard: pass `pass` (from 1) begins.
+    case passHeard(EntryID, pass: Int)
     /// The entry could not be played (typed decoder error as text); the player should say what follows it.
     case trackFailed(EntryID, String)
     /// The last frame of the stream was played; the device is closed.

@@ -139,4 +139,6 @@ struct HeardPosition: Sendable, BitwiseCopyable {
     var device: AudioFormat?
     /// The `start` generation of the mark the listener is in.
     var generation: Int = 0
+    /// The loop pass heard, from 1 (loop seams heard since the entry started, plus one).
+    var pass: Int32 = 1
 }

@@ -124,6 +124,7 @@ final class OutputLoop {
             position.sourceRate = Int(mark.sourceRate)
             position.sourceFrame = mark.anchor(bytesPerFrame: bytesPerFrame).sourceFrame(at: heard)
             position.generation = mark.generation
+            position.pass = mark.pass
             if index > 0 && marks[index - 1].serial <= announcedSerial { marks.removeFirst(index) }
         }
         shared.publish(position)
@@ -158,6 +159,7 @@ final class OutputLoop {
             switch mark.kind {
             case .trackStart: if let entry = mark.entryID { emit(.trackAudible(entry, generation: mark.generation)) }
             case .jump: break
+            case .seam: if let entry = mark.entryID { emit(.passHeard(entry, pass: mark.pass)) }
             case .end: finishStream(); return
             }
         }

@@ -123,7 +123,8 @@ public final class PlaybackEngine: Sendable {
         }
         return EnginePosition(state: state, entryID: heard.entryID, sourceFrame: heard.sourceFrame,
                               sourceRate: heard.sourceRate, deviceFormat: heard.device,
-                              waitingForDevice: heard.state == .waitingForDevice, generation: heard.generation)
+                              waitingForDevice: heard.state == .waitingForDevice, generation: heard.generation,
+                              pass: Int(heard.pass))
     }
 
     /// Whether a pause has been asked for (the output thread may take up to one period to act on it).
@@ -161,6 +162,7 @@ public final class PlaybackEngine: Sendable {
     private static func translate(_ event: OutputEvent) -> EngineEvent {
         switch event {
         case let .trackAudible(entry, generation): .trackAudible(entry, generation: generation)
+        case let .passHeard(entry, pass): .passHeard(entry, pass: Int(pass))
         case .ended: .ended
         case let .deviceLost(code, opening): .deviceLost(reason: Self.deviceFault(code: code, opening: opening))
         case .deviceRestored: .deviceRestored
@@ -179,6 +181,8 @@ public struct EnginePosition: Sendable, Equatable {
     public var waitingForDevice: Bool
     /// The `start` generation being heard.
     public var generation: Int = 0
+    /// The loop pass heard, from 1: the loop seams heard since the entry started, plus one.
+    public var pass: Int = 1
 
     public var seconds: Double { sourceRate > 0 ? Double(sourceFrame) / Double(sourceRate) : 0 }
 }

@@ -6,6 +6,8 @@ struct TrackMark: BitwiseCopyable {
     enum Kind: UInt8 {
         case trackStart
         case jump
+        /// A jump back to A at the end of a loop pass: the listener hears the next pass from here.
+        case seam
         case end
     }
 
@@ -21,6 +23,8 @@ struct TrackMark: BitwiseCopyable {
     var sourceRate: Int32
     /// Source frames per device frame (1 unless resampling).
     var rateRatio: Double
+    /// The loop pass the piece after this mark belongs to, from 1 (1 without a loop).
+    var pass: Int32 = 1
 
     /// Where this mark's piece begins, for mapping later ring positions to source frames.
     func anchor(bytesPerFrame: Int) -> RingTimeline.Anchor {
@@ -34,6 +38,8 @@ struct TrackMark: BitwiseCopyable {
 enum OutputEvent: BitwiseCopyable {
     /// The first frame of this entry reached the device, for the `start` of this generation.
     case trackAudible(EntryID, generation: Int)
+    /// A loop seam of this entry was heard: pass `pass` (from 1) begins.
+    case passHeard(EntryID, pass: Int32)
     case ended
     /// The device could not be opened (`opening`) or went away while writing; `code`: the sink's negative errno (0:
     /// none).

@@ -132,6 +132,9 @@ public actor Player: PlayerControl {
             await stepLogged(.decodingStarted(entry, announcement: announcement))
         case let .trackFailed(entry, reason): await stepLogged(.trackFailed(entry, reason: reason))
         case let .trackAudible(entry, generation): await stepLogged(.trackAudible(entry, generation: generation))
+        case .passHeard:
+            // Nothing to keep or save: the pass is read from the engine; displays are told (`status`'s loop_pass).
+            changeSink.yield(.player)
         case .ended: await stepLogged(.ended)
         case let .tempoChanged(tempo): await stepLogged(.tempoChanged(tempo))
         case let .deviceLost(reason):

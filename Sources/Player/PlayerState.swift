@@ -168,9 +168,11 @@ struct PlayerState {
         status.span = entry?.span
         status.beat = beat(for: status.entryID)
         status.metronome = modes.metronome
+        status.countIn = modes.countIn
         status.sections = sections(for: status.entryID)
         status.activeSection = activeSection(rate: status.sourceSampleRate, on: status.entryID)
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
+        if status.loop != nil, heard.entryID == status.entryID { status.loopPass = engineHeard.pass }
         status.loopPendingA = loopMarks.pendingA?.frame
         status.replayGain = modes.replayGain
         status.outputFormat = heard.deviceFormat?.description

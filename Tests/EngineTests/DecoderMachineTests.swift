@@ -109,7 +109,7 @@ import Testing
         #expect(Self.decoded(env.actions[..<seams[0]]) == 30_000, "the lead-in ends exactly at B")
         for seam in seams {
             #expect(Array(env.actions[seam...].prefix(3)) == [
-                .seam(from: 10_000, fade: fade), .mark(.jump, 1, frame: 10_000, holds: false), .crossfade(fade),
+                .seam(from: 10_000, fade: fade), .mark(.seam, 1, frame: 10_000, holds: false), .crossfade(fade),
             ])
         }
         // Each pass: the crossfade, then A + fade up to B — exactly B − A frames.
@@ -219,7 +219,7 @@ import Testing
         let seek = try #require(env.actions.firstIndex(of: .seek(10_000)))
         #expect(Self.decoded(env.actions[..<seek]) == 30_000, "no crossfade: the pass ends at B")
         #expect(Array(env.actions[seek...].prefix(7)) == [
-            .seek(10_000), .drainConverter, .resetConverter, .mark(.jump, 1, frame: 10_000, holds: true),
+            .seek(10_000), .drainConverter, .resetConverter, .mark(.seam, 1, frame: 10_000, holds: true),
             .insert(frames: 2 * 44_100), .mark(.jump, 1, frame: 10_000, holds: false), .decoded(4096),
         ], "the clicks at B, then A")
         #expect(Self.position(machine) == Int64(10_000 + 4096), "A from its first frame")

@@ -66,3 +66,35 @@ import Testing
         #expect(hard != soft)
     }
 }
+
+/// The loop pass the listener hears is counted where they hear it (the output thread's seam marks, not the decoder's
+/// seams, which run ahead): `status().loopPass` goes 1, 2, 3 as the seams are heard, each seam is a `.player` change
+/// (the page's and `idle`'s cue), and it starts from 1 again with the next entry (issue 36: the music-stand page shows
+/// the section's pass).
+@Suite struct HeardPassTests {
+    @Test func theHeardPassCountsSeamsAsTheyAreHeard() async throws {
+        let rig = try await TransportTests.Rig(seconds: [4, 4])
+        let player = rig.player
+        // A 1 s loop (0.5-1.5 s) played three times, in real time over the paced null output.
+        try await player.setLoop(entry: rig.ids[0], LoopRegion(start: 22_050, end: 66_150, repeatCount: 2))
+        try await player.perform(.playEntry(rig.ids[0]))
+        var seen: [Int] = []
+        var longestGap = Duration.zero, last = ContinuousClock.now
+        let finished = try await Patience.wait {
+            let now = ContinuousClock.now
+            longestGap = max(longestGap, now - last)
+            last = now
+            let status = await player.status()
+            if let pass = status.loopPass, seen.last != pass { seen.append(pass) }
+            return status.entryID == rig.ids[1]
+        }
+        #expect(finished, "the second entry was reached")
+        #expect(seen.first == 1 && seen.last == 3 && seen == seen.sorted() && Set(seen).count == seen.count,
+                "passes heard in order, 1 to 3: \(seen)")
+        // A poll starved for longer than a pass may miss the second; otherwise it is seen.
+        if longestGap < .milliseconds(900) { #expect(seen == [1, 2, 3], "\(seen)") }
+        let after = await player.status()
+        #expect(after.loopPass == nil, "no loop on the next entry: no pass")
+        await rig.finish()
+    }
+}

@@ -51,6 +51,7 @@ enum LoopCommands {
             c.response.line("loop_start", seconds: Double(loop.start) / rate)
             c.response.line("loop_end", seconds: Double(loop.end) / rate)
             if let count = loop.repeatCount { c.response.line("loop_repeat", count) }
+            if let pass = player.loopPass { c.response.line("loop_pass", pass) }
         }
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
         c.response.line("tempo", player.tempoPercent)
