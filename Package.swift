@@ -51,6 +51,10 @@ let cTargets: [Target] = [
     .target(name: "CGPIOShim", dependencies: ["CGPIOD"], path: "Sources/C/CGPIOShim"),
     // The evdev ioctls (EVIOCGRAB, EVIOCGNAME, ...: macros Swift cannot import), inotify and epoll; no library.
     .target(name: "CEvdevShim", path: "Sources/C/CEvdevShim"),
+    // libxcrypt (Debian's libcrypt1, always installed): yescrypt for the web remote's passwords.
+    .systemLibrary(name: "CCrypt", path: "Sources/C/CCrypt", providers: [.apt(["libcrypt-dev"])]),
+    // zlib: the web remote's page gzipped once at start.
+    .systemLibrary(name: "CZlib", path: "Sources/C/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 ]
 
 // MARK: core — values every layer shares
@@ -128,6 +132,26 @@ let storageTargets: [Target] = [
 let protocolTargets: [Target] = [
     // The MPD protocol without I/O: tokenizer, ACK errors, command table (data), handlers, per-connection session.
     .target(name: "MPDProtocol", dependencies: ["FermataCore"]),
+    // The web remote: its JSON API (over the MPD backend's contract), sessions, server-sent events, the page's files
+    // embedded in the program (Hummingbird 2 serves them).
+    .target(
+        name: "WebRemote",
+        dependencies: [
+            "AudioCore", "FermataCore", "MPDProtocol", "CCrypt", "CZlib",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ],
+        resources: [
+            .embedInCode("Assets/index.html"), .embedInCode("Assets/app.css"), .embedInCode("Assets/app.js"),
+            .embedInCode("Assets/views.js"),
+            .embedInCode("Assets/manifest.webmanifest"), .embedInCode("Assets/icon.svg"),
+            .embedInCode("Assets/icon-180.png"), .embedInCode("Assets/openapi.yaml"),
+        ]
+    ),
     // The SwiftNIO listener (TCP + Unix socket) that feeds client lines to MPDProtocol sessions.
     .target(
         name: "MPDServer",
@@ -166,7 +190,7 @@ let programTargets: [Target] = [
         name: "Daemon",
         dependencies: [
             "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile",
+            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile", "WebRemote",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -189,7 +213,7 @@ let programTargets: [Target] = [
         name: "fermata",
         dependencies: [
             "AudioCore", "FermatadCommand", "Daemon", "Engine", "Player", "AudioOutput", "FermataCore", "Decoders", "Controls",
-            "FermataConfig",
+            "FermataConfig", "MPDProtocol",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ],
@@ -296,6 +320,8 @@ let testTargets: [Target] = [
             "TestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ]
     ),
+    // The web remote's sessions, controls and page, without a daemon.
+    .testTarget(name: "WebRemoteTests", dependencies: ["WebRemote", "FermataCore", "MPDProtocol", "TestSupport"]),
     // An in-memory MPDBackend shared by the two MPD test targets.
     .target(name: "MPDTestSupport", dependencies: ["MPDProtocol", "FermataCore", "TestSupport"], path: "Tests/MPDTestSupport"),
     .testTarget(name: "MPDProtocolTests", dependencies: ["MPDProtocol", "MPDTestSupport", "FermataCore", "TestSupport"]),
@@ -328,6 +354,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        // The web remote's HTTP server; its default traits (swift-configuration, full Foundation) left out.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // HTTP field names for the web remote's headers (Hummingbird's own vocabulary).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: cTargets + coreTargets + mediaTargets + playerTargets + storageTargets + protocolTargets
         + controlsTargets + programTargets + benchmarkTargets + testTargets

@@ -6,7 +6,7 @@
 set -euo pipefail
 packages=(
     pkg-config libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev  # build
-    libespeak-ng-dev libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev                                  # build
+    libespeak-ng-dev libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev zlib1g-dev libcrypt-dev         # build
     flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient mpd           # tests and demo
     lame mpg123 opus-tools ffmpeg atomicparsley python3-mutagen                                                   # lossy fixtures, reference decoders
 )

@@ -30,6 +30,10 @@ public actor CardService {
     private var unknown: (id: String, at: ContinuousClock.Instant)?
     /// The queue clears this service makes itself (they do not lift the cap of the card being started).
     private var ownClears = 0
+    /// What the next unknown card read is bound to (the web remote's "learn a card": swipe it while the page waits).
+    private var learning: (target: CardTarget, volumeMax: Int?)?
+    /// Told each card read: its id, whether it is bound, and the target it was just learnt for.
+    private var onRead: (@Sendable (_ id: String, _ known: Bool, _ learned: String?) -> Void)?
 
     public init(config: CardsConfig, volumeMax: Int, backend: FermataBackend, player: Player, store: StateStore,
                 logger: Logger) {
@@ -55,13 +59,46 @@ public actor CardService {
         assigned[id] ?? configured.bindings.first { $0.id == id }
     }
 
+    /// Where each card read is reported (the web remote's events).
+    public func reportReads(to handler: @escaping @Sendable (_ id: String, _ known: Bool, _ learned: String?) -> Void) {
+        onRead = handler
+    }
+
+    /// Binds the next unknown card read to `target` (until `stopLearning`, or until one is read).
+    public func learnNext(target: CardTarget, volumeMax: Int?) throws {
+        if case let .action(name) = target, KeyAction(parsing: name) == nil {
+            throw MPDError(.argument, "\"\(name)\" is no action (play-pause, next, volume+5, …)")
+        }
+        learning = (target, volumeMax)
+        logger.notice("cards: the next unknown card read will play \(target)")
+    }
+
+    public func stopLearning() { learning = nil }
+
+    /// The target the next unknown card will play, while one is being learnt.
+    public var learningTarget: String? { learning?.target.description }
+
     /// A reader (`input`) read card `id`.
     public func read(_ id: String, input: String) async {
         guard let card = binding(id) else {
+            if let learning {
+                self.learning = nil
+                do {
+                    try await assign(CardBinding(id: id, target: learning.target, volumeMax: learning.volumeMax,
+                                                 origin: "assigned"))
+                    onRead?(id, true, learning.target.description)
+                } catch {
+                    logger.warning("cards: card \(id) could not be learnt: \(error)")
+                    onRead?(id, false, nil)
+                }
+                return
+            }
             unknown = (id, .now)
             logger.notice("cards: unknown card \(id) from \(input): changes nothing; `fermata card learn TARGET` binds it")
+            onRead?(id, false, nil)
             return
         }
+        onRead?(id, true, nil)
         if case let .action(name) = card.target {
             await perform(name, card: id, from: input)
             return

@@ -14,6 +14,7 @@ import Player
 import Practice
 import ServiceLifecycle
 import StateDatabase
+import WebRemote
 
 /// The daemon put together: opens the state database, starts audio at the saved position before anything else is
 /// loaded, then loads the rest of the queue and starts the control services; runs until SIGTERM/SIGINT.
@@ -95,10 +96,22 @@ public struct DaemonRuntime: Sendable {
                                 store: store, logger: Logger(label: "fermata.cards"))
         backend.cardService.withLock { $0 = cards }
         await cards.start()
+        // One throttle for every password: a guesser gains nothing by moving between the MPD port and the web page.
+        let throttle = PasswordThrottle(first: .milliseconds(100), cap: .seconds(5))
+        let web = config.webListen.map { listen in
+            let access = WebAccess(store: WebAccessStorage(database: database), throttle: throttle)
+            backend.webAccess.withLock { $0 = access }
+            let webBackend = FermataWebBackend(backend: backend, library: library, config: config, cards: cards)
+            let events = WebEvents(backend: webBackend)
+            return (listen, access, webBackend, events)
+        }
+        if let events = web?.3 {
+            await cards.reportReads { id, known, learned in events.publish(.card(id: id, known: known, learned: learned)) }
+        }
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
-        let server = MPDServer(configuration: try serverConfiguration(), backend: backend,
+        let server = MPDServer(configuration: try serverConfiguration(), backend: backend, throttle: throttle,
                                logger: Logger(label: "fermata.mpd"))
         var services: [any Service] = [
             PlayerService(player: player, checkpointInterval: .milliseconds(Int(config.checkpointInterval * 1000)),
@@ -106,6 +119,14 @@ public struct DaemonRuntime: Sendable {
             BackgroundTasks(backend: backend, library: library, scanOnStart: config.scanOnStart, logger: logger),
             server,
         ]
+        if let (listen, access, webBackend, events) = web {
+            services.append(WebServer(settings: .init(host: listen.host, port: listen.port,
+                                                      maxConnections: config.webMaxConnections),
+                                      backend: webBackend, access: access, events: events,
+                                      logger: Logger(label: "fermata.web"), onListening: { [logger] port in
+                                          logger.notice("web remote on http://\(listen.host):\(port)/")
+                                      }))
+        }
         if let profile = controls.profile {
             let controlsLogger = Logger(label: "fermata.controls")
             let powerOff = PowerOffRequest(path: config.poweroffRequest)
@@ -122,7 +143,11 @@ public struct DaemonRuntime: Sendable {
                                                  default: break
                                                  }
                                              },
-                                             cards: { id, input in await cards.read(id, input: input) }))
+                                             cards: { id, input in await cards.read(id, input: input) },
+                                             observer: { event in
+                                                 guard let events = web?.3, let signal = event.webSignal else { return }
+                                                 events.publish(signal)
+                                             }))
         }
         services.append(PracticeService(recorder: practice, changes: backend.idle))
         if music != .present {

@@ -9,6 +9,7 @@ import Player
 import Practice
 import StateDatabase
 import Synchronization
+import WebRemote
 
 /// The daemon's answer to every MPD command: the player actor for transport and the queue, the library for the
 /// database and stickers, the playlist store for stored playlists. Publishes each change on `idle`.
@@ -36,6 +37,8 @@ public final class FermataBackend: MPDBackend {
     let restoring: Task<Void, Never>?
     /// What the cards do (`cards`, `cardassign`, …): set once at start, after the backend it needs exists.
     let cardService = Mutex<CardService?>(nil)
+    /// The web remote's sessions and passwords (`webpassword`): set once at start when the web remote runs.
+    let webAccess = Mutex<WebAccess?>(nil)
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     /// `restoring`: the reading back of the saved queue after a restart, which commands wait for (`ready`).

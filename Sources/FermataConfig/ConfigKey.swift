@@ -50,6 +50,15 @@ struct ConfigKey: Sendable {
             permissions("mpd.default_permissions", \.defaultPermissions, "Permissions without a password."),
             integer("mpd.max_connections", \.maxConnections, 1...1024, "Simultaneous MPD clients."),
             integer("mpd.connection_timeout", \.connectionTimeout, 1...86400, "Seconds before an idle (non-`idle`) client is closed."),
+            parsed("web.listen", \.webListen, "The web remote's HTTP HOST:PORT (empty: off). On the loopback address no login is needed; from any other address every request needs a login with the password `fermata web password` sets.",
+                   problem: { $0.isEmpty ? nil : ListenAddress.problem($0) }, show: { $0?.description ?? "" }) {
+                $0.isEmpty ? .some(nil) : ListenAddress($0).map { .some($0) }
+            },
+            integer("web.max_connections", \.webMaxConnections, 1...1024, "Simultaneous web remote connections."),
+            text("web.uploads", \.webUploads, "The folder of the music directory uploads from the web remote go into (empty: no uploads). Uploads work only where fermatad may write in the music directory.") {
+                $0.contains("..") || $0.hasPrefix("/") ? "must be a folder inside the music directory (no /, no ..)" : nil
+            },
+            integer("web.upload_max_mb", \.webUploadMaxMB, 1...4096, "The largest file the web remote takes, in MiB."),
             text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from the device tree's model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },

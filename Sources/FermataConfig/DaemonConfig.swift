@@ -33,6 +33,14 @@ public struct DaemonConfig: Sendable, Equatable {
     public var defaultPermissions = Permission.all
     public var maxConnections = 100
     public var connectionTimeout = 60
+    /// `web.listen`: the web remote's HTTP address (nil: off). Loopback by default, as the MPD port.
+    public var webListen: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 6680)
+    /// `web.max_connections`: the web remote's simultaneous connections.
+    public var webMaxConnections = 64
+    /// `web.uploads`: the folder of the music directory uploads go into (empty: no uploads).
+    public var webUploads = "incoming"
+    /// `web.upload_max_mb`: the largest upload.
+    public var webUploadMaxMB = 512
     public var logLevel = LogLevel.info
     /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).
     public var poweroffRequest = "/run/fermata/poweroff"

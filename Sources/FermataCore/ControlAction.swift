@@ -215,6 +215,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var loop: LoopRegion?
     /// A pending A point while the one-button loop cycle waits for B.
     public var loopPendingA: Int64?
+    /// The loop pass heard now, from 1, while a loop is set on the entry heard.
+    public var loopPass: Int?
     public var replayGain: ReplayGainMode = .off
     /// Playback speed in percent (100: normal, bit-exact; other values are time-stretched without pitch change).
     public var tempoPercent = 100
@@ -226,6 +228,8 @@ public struct PlayerStatus: Sendable, Hashable {
     public var beat: TrackBeat?
     /// The click over the track, when on.
     public var metronome: MetronomePlan?
+    /// The count-in before play starts (nil: none).
+    public var countIn: CountInPlan?
     /// The current track's sections (its practice memory), and the one whose region is the loop now.
     public var sections: [PracticeSection] = []
     public var activeSection: Int?

@@ -75,6 +75,8 @@ public enum SectionEdit: Sendable, Hashable {
     case add(PracticeSection)
     /// Removes the section at this position (from 0).
     case delete(Int)
+    /// Puts this section in the place of the one at this position (from 0): a rename or an edit that keeps its place.
+    case replace(Int, PracticeSection)
 }
 
 /// Which section `playSection` goes to.

@@ -36,4 +36,8 @@ extension MPDBackend {
     public func editCards(_ edit: CardEdit) async throws {
         throw MPDError(.unknown, "no cards here")
     }
+
+    public func setWebPassword(_ password: String?, for role: WebRole) async throws {
+        throw MPDError(.unknown, "no web remote here")
+    }
 }

@@ -115,6 +115,10 @@ public protocol MPDBackend: Sendable {
     /// Binds, forgets or reads a card (`cardassign`, `cardlearn`, `cardforget`, `cardread`).
     func editCards(_ edit: CardEdit) async throws
 
+    /// Sets (nil: removes) the web remote's password for `role` (`webpassword`). The default refuses: see
+    /// `MPDBackend+Cards.swift`.
+    func setWebPassword(_ password: String?, for role: WebRole) async throws
+
     // MARK: Command lists
 
     /// Runs one command list's commands (`body`) as one unit of durability: the client hears nothing until the list

@@ -156,6 +156,14 @@ public actor PracticeRecorder {
                 throw SectionError(description: "no section \(index + 1): this track has \(list.count)")
             }
             list.remove(at: index)
+        case let .replace(index, section):
+            guard list.indices.contains(index) else {
+                throw SectionError(description: "no section \(index + 1): this track has \(list.count)")
+            }
+            guard !list.enumerated().contains(where: { $0.offset != index && $0.element.name == section.name }) else {
+                throw SectionError(description: "this track already has a section named \(section.name)")
+            }
+            list[index] = section
         }
         if let problem = list.lazy.compactMap(\.problem).first { throw SectionError(description: problem) }
         guard list.count <= PracticeSection.maxPerTrack else {

@@ -85,5 +85,23 @@ enum StateMigrations {
         }
         // Shipped after practice's v9 and v10, which are inserted before it (`register(_:after:)` keeps them there).
         migrations.register("v11-queue-entries-keyed", QueueEntriesKeyedMigration.migrate)
+        migrations.register("v12-web-access") { db in
+            // The web remote's password hashes (owner and guest; set with `fermata web password`, never in clear) and
+            // its sessions (the token's hash; a cookie holds the token).
+            try db.execute(sql: """
+                CREATE TABLE web_password (
+                    role TEXT PRIMARY KEY NOT NULL CHECK (role IN ('owner', 'guest')),
+                    hash TEXT NOT NULL,
+                    set_at INTEGER NOT NULL
+                );
+                CREATE TABLE web_session (
+                    id TEXT PRIMARY KEY NOT NULL,
+                    token_hash TEXT NOT NULL,
+                    role TEXT NOT NULL CHECK (role IN ('owner', 'guest')),
+                    created_at INTEGER NOT NULL,
+                    used_at INTEGER NOT NULL
+                );
+                """)
+        }
     }
 }

@@ -1,45 +1,33 @@
 import ArgumentParser
-import AudioOutput
-import Controls
 import Daemon
-import Decoders
 import FermataConfig
 import FermataCore
 import Foundation
+import MPDProtocol
 
-/// `fermata doctor`: checks what Fermata needs on this board and prints each finding with the exact fix.
-/// Exit status 0 when all is well, 4 when something needs fixing.
+/// `fermata doctor`: checks what Fermata needs on this board and prints each finding with the exact fix: the
+/// configuration, whether fermatad answers, then the daemon module's `Doctor` (formats, audio, state, music, GPIO,
+/// input devices). Exit status 0 when all is well, 4 when something needs fixing.
 struct DoctorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "doctor", abstract: "Check the installation.")
     @Option(help: "Configuration file.") var config = "/etc/fermata/fermata.toml"
     @OptionGroup var connection: ConnectionOptions
 
-    struct Finding {
-        var ok: Bool
-        var what: String
-        var fix: String?
-    }
-
     func run() throws {
-        var findings = [Finding(ok: true, what: FermataVersion.text)]
+        var findings = [DoctorFinding(ok: true, what: FermataVersion.text)]
         var settings = DaemonConfig()
         do {
             settings = try DaemonConfig.load(file: config, required: false)
             // The places fermatad itself would use: run by a normal user with no file, that user's own.
             UserPlaces.applyForNormalUser(to: &settings)
-            findings.append(Finding(ok: true, what: settings.file == nil
+            findings.append(DoctorFinding(ok: true, what: settings.file == nil
                 ? "no configuration file at \(config): the built-in defaults are used"
                 : "configuration \(config) is valid"))
         } catch {
-            findings.append(Finding(ok: false, what: "configuration: \(error)", fix: "edit \(config) at that line"))
+            findings.append(DoctorFinding(ok: false, what: "configuration: \(error)", fix: "edit \(config) at that line"))
         }
         findings.append(daemonFinding())
-        findings += decoderFindings()
-        findings.append(audioFinding(settings.output))
-        findings += stateFindings(settings.stateDirectory)
-        findings.append(musicFinding(settings.musicDirectory))
-        findings.append(gpioFinding())
-        findings += inputFindings(settings)
+        findings += Doctor(configPath: config, settings: settings).findings(scanIssues: scanIssues())
         for finding in findings {
             print((finding.ok ? "ok    " : "FIX   ") + finding.what)
             if let fix = finding.fix, !finding.ok { print("      → " + fix) }
@@ -47,157 +35,26 @@ struct DoctorCommand: ParsableCommand {
         if findings.contains(where: { !$0.ok }) { throw ExitCode(ExitStatus.problems) }
     }
 
-    func daemonFinding() -> Finding {
+    func daemonFinding() -> DoctorFinding {
         do {
             _ = try connection.connect().command("ping")
-            return Finding(ok: true, what: "fermatad answers on its control socket")
+            return DoctorFinding(ok: true, what: "fermatad answers on its control socket")
         } catch {
-            return Finding(ok: false, what: "fermatad does not answer: \(error)",
-                           fix: "sudo systemctl start fermata; then journalctl -u fermata -n 50 for the reason")
+            return DoctorFinding(ok: false, what: "fermatad does not answer: \(error)",
+                                 fix: "sudo systemctl start fermata; then journalctl -u fermata -n 50 for the reason")
         }
     }
 
-    /// Which formats play here, and the files in the library that do not (by reason, from `scan_issues`).
-    func decoderFindings() -> [Finding] {
-        let builtIn = DecoderRegistry.formats.filter { $0.pluginName != "ffmpeg" }.map(\.name).joined(separator: ", ")
-        var out = [Finding(ok: true, what: "formats: \(builtIn) (built in)")]
-        let (available, why) = MP4Decoder.availability
-        var needFFmpeg = 0, unplayable: [String] = []
-        if let issues = try? connection.connect().command("scan_issues") {
-            var path = "", kind = ""
-            for (key, value) in issues {
-                if key == "file" { path = value }
-                if key == "issue" { kind = value }
-                if key == "reason", kind == "unsupported" {
-                    if value.contains("need FFmpeg") { needFFmpeg += 1 } else { unplayable.append(path) }
-                }
-            }
+    /// What the library could not index (`scan_issues`), nil when fermatad does not answer.
+    func scanIssues() -> [ScanIssueLine]? {
+        guard let pairs = try? connection.connect().command("scan_issues") else { return nil }
+        var issues: [ScanIssueLine] = []
+        var path = "", kind = ""
+        for (key, value) in pairs {
+            if key == "file" { path = value }
+            if key == "issue" { kind = value }
+            if key == "reason" { issues.append(ScanIssueLine(path: path, kind: kind, reason: value)) }
         }
-        if available {
-            out.append(Finding(ok: true, what: "AAC and ALAC (MP4, M4A, M4B, ADTS): FFmpeg is installed"))
-        } else {
-            out.append(Finding(ok: needFFmpeg == 0, what: "AAC and ALAC need FFmpeg, which is not installed (\(why))"
-                                   + (needFFmpeg > 0 ? "; \(needFFmpeg) files in the library need it" : ""),
-                               fix: "sudo apt install \(MP4Decoder.packages), then `fermata scan --full`"))
-        }
-        if !unplayable.isEmpty {
-            out.append(Finding(ok: true, what: "\(unplayable.count) files are in formats Fermata does not play "
-                                   + "(`fermata scan --follow` lists them), e.g. " + unplayable.prefix(3).joined(separator: ", ")))
-        }
-        return out
-    }
-
-    func audioFinding(_ output: String) -> Finding {
-        let spec = OutputSpec(parsing: output)
-        guard case let .alsa(device) = spec else { return Finding(ok: true, what: "audio goes to \(spec.destination)") }
-        if let reason = OutputSpec.probeALSA(device: device) {
-            let busy = reason.lowercased().contains("busy")
-            return Finding(ok: busy, what: "ALSA device \(device): \(busy ? "in use (by fermatad, normally)" : reason)",
-                           fix: "list devices with `aplay -L`; set audio.output in \(config) to a plughw:CARD=NAME,DEV=0")
-        }
-        return Finding(ok: true, what: "ALSA device \(device) opens")
-    }
-
-    func stateFindings(_ directory: String) -> [Finding] {
-        var out: [Finding] = []
-        let probe = directory + "/.doctor-\(getpid())"
-        if FileManager.default.createFile(atPath: probe, contents: Data("x".utf8)) {
-            try? FileManager.default.removeItem(atPath: probe)
-            out.append(Finding(ok: true, what: "state directory \(directory) is writable"))
-        } else {
-            out.append(Finding(ok: false, what: "state directory \(directory) is not writable",
-                               fix: "sudo install -d -o fermata -g fermata -m 0750 \(directory)"))
-        }
-        var stats = statvfs()
-        if statvfs(directory, &stats) == 0 {
-            let free = Double(stats.f_bavail) * Double(stats.f_frsize) / 1_048_576
-            out.append(Finding(ok: free > 50, what: String(format: "%.0f MiB free for the state directory", free),
-                               fix: "free some space on that filesystem (Fermata keeps playing from memory when full)"))
-        }
-        let database = directory + "/library.sqlite"
-        if FileManager.default.fileExists(atPath: database) {
-            let result = Self.shell("/usr/bin/sqlite3", [database, "PRAGMA quick_check;"])
-            if let result {
-                out.append(Finding(ok: result == "ok", what: "database integrity: \(result)",
-                                   fix: "stop fermatad; it moves a damaged database aside and starts clean"))
-            }
-            out.append(Self.schemaFinding(database))
-        }
-        return out
-    }
-
-    /// Whether the database's tables are what its recorded migrations make (`StateSchemaCheck`).
-    static func schemaFinding(_ database: String) -> Finding {
-        switch StateSchemaCheck.check(path: database) {
-        case let .matches(count):
-            return Finding(ok: true, what: "database schema is what its \(count) migrations make")
-        case let .differs(changes):
-            return Finding(ok: false, what: "database schema differs from what its migrations make:\n      "
-                               + changes.prefix(12).joined(separator: "\n      "),
-                           fix: "restore the file from a backup, or stop fermatad and move it aside to start a new one "
-                               + "(the music is not touched; the queue and statistics are lost)")
-        case let .newer(unknown):
-            return Finding(ok: false, what: "database was written by a newer Fermata (migrations \(unknown.joined(separator: ", ")))",
-                           fix: "install that version again, or move the file aside to start a new library")
-        case let .unreadable(reason):
-            return Finding(ok: false, what: "cannot read the database to check its schema: \(reason)",
-                           fix: "run fermata doctor as root or as the fermata user (sudo -u fermata fermata doctor)")
-        }
-    }
-
-    func musicFinding(_ directory: String) -> Finding {
-        var isDirectory: ObjCBool = false
-        let exists = FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) && isDirectory.boolValue
-        return Finding(ok: exists && FileManager.default.isReadableFile(atPath: directory),
-                       what: "music directory \(directory) " + (exists ? "is readable" : "is missing"),
-                       fix: "set paths.music in \(config), or mount the music there")
-    }
-
-    func gpioFinding() -> Finding {
-        let chips = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev")) ?? []).filter { $0.hasPrefix("gpiochip") }
-        guard !chips.isEmpty else {
-            return Finding(ok: true, what: "no GPIO chip on this machine (buttons disabled; playback is not affected)")
-        }
-        let readable = chips.filter { FileManager.default.isReadableFile(atPath: "/dev/" + $0) }
-        return Finding(ok: readable.count == chips.count, what: "GPIO chips: \(chips.sorted().joined(separator: ", "))",
-                       fix: "add the user to the gpio group: sudo usermod -aG gpio fermata (see deploy/99-fermata-gpio.rules)")
-    }
-
-    /// The input devices: which the configuration's `[input-NAME]` sections take, and whether the nodes can be read.
-    func inputFindings(_ settings: DaemonConfig) -> [Finding] {
-        let nodes = InputDevices.list()
-        let entries = settings.controlsEntries.filter { $0.section.hasPrefix("input-") || $0.section.hasPrefix("input.") }
-        let own = entries.map { ProfileEntry($0, file: settings.file ?? "fermata.toml") }
-        let wanted = (try? BoardProfile(entries: InputProfile.expand(own)))?.controls.inputs ?? []
-        var out: [Finding] = []
-        let readable = nodes.filter { $0.info != nil }
-        if nodes.isEmpty {
-            out.append(Finding(ok: true, what: "no input devices (/dev/input): pedals, remotes and card readers appear here when plugged in"))
-        } else {
-            let names = readable.compactMap { node in node.info.map { "\(node.path.split(separator: "/").last ?? "") \"\($0.name)\"" } }
-            out.append(Finding(ok: readable.count == nodes.count,
-                               what: "input devices: " + (names.isEmpty ? "none readable" : names.joined(separator: ", ")),
-                               fix: "add the user to the input group: sudo usermod -aG input fermata (see deploy/99-fermata-input.rules)"))
-        }
-        for input in wanted {
-            let taken = readable.filter { node in node.info.map(input.matches) == true }.map(\.path)
-            out.append(Finding(ok: true, what: "input \(input.name) (\(input.match))"
-                + (taken.isEmpty ? ": not plugged in now (fermatad takes it when it appears)" : ": \(taken.joined(separator: ", "))")
-                + (input.cards ? ", a card reader" : "")))
-        }
-        return out
-    }
-
-    static func shell(_ tool: String, _ arguments: [String]) -> String? {
-        guard FileManager.default.isExecutableFile(atPath: tool) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        guard (try? process.run()) != nil else { return nil }
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return output.trimmingCharacters(in: .whitespacesAndNewlines)
+        return issues
     }
 }

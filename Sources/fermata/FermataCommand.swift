@@ -15,7 +15,7 @@ struct FermataCommand: AsyncParsableCommand {
             LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, MetronomeCommand.self,
             SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
-            PracticeStatsCommand.self, CardCommand.self, InputCommand.self,
+            PracticeStatsCommand.self, CardCommand.self, InputCommand.self, WebCommand.self,
         ]
     )
 }

@@ -106,7 +106,7 @@ struct PracticeStatsCommand: ParsableCommand {
         calendar.timeZone = .current
         let end = day.flatMap(Self.date) ?? Date()
         let dates = (0..<days).reversed().compactMap { calendar.date(byAdding: .day, value: -$0, to: end) }
-        print("day,file,title,artist,section,loop_start,loop_end,seconds")
+        print(PracticeCSV.header)
         try withConnection(connection) { client in
             for date in dates {
                 let parts = calendar.dateComponents([.year, .month, .day], from: date)
@@ -116,16 +116,10 @@ struct PracticeStatsCommand: ParsableCommand {
                     if group["loop_start"] == nil { track = group }
                     let fields = [text, group["file"], track["Title"], track["Artist"], group["section"], group["loop_start"],
                                   group["loop_end"], group["seconds"]]
-                    print(fields.map { Self.csvField($0 ?? "") }.joined(separator: ","))
+                    print(PracticeCSV.row(fields))
                 }
             }
         }
-    }
-
-    /// A CSV field, quoted when it holds a comma, a quote or a line break (quotes doubled).
-    static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     /// Noon of a `YYYY-MM-DD` local day (noon: far from any daylight-saving jump), or nil.

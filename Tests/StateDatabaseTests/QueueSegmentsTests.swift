@@ -239,7 +239,7 @@ import TestSupport
             }
         }
         let database = try FermataDatabase(stateDirectory: dir.path, schema: .stateFile)
-        #expect(database.appliedMigrations == ["v11-queue-entries-keyed"])
+        #expect(database.appliedMigrations.first == "v11-queue-entries-keyed")
         let loaded = try await StateStore(database: database, logger: Logger(label: "t")).loadQueue()
         #expect(loaded.entries == [
             QueueEntry(id: 1, uri: "a \"q\" \\ b\u{1}", replayGain: ReplayGainInfo(trackGain: -6.25, trackPeak: 0.987654321),

@@ -133,6 +133,7 @@ public enum CommandTable {
         CommandSpec("update", .control, 0, 1, DatabaseCommands.update),
         CommandSpec("urlhandlers", .read, 0, 0, ConnectionCommands.urlHandlers),
         CommandSpec("volume", .control, 1, 1, PlaybackCommands.changeVolume),
+        CommandSpec("webpassword", .admin, 1, 2, WebCommands.webPassword),
     ]
 
     /// The command named exactly `name` (binary search; names compare as UTF-8 bytes).

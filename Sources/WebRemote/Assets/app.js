@@ -1,0 +1,375 @@
+'use strict';
+// Fermata web remote: the core (API, session, events, router, toast) and the music stand. views.js has the other pages.
+var F = { views: {}, S: null, role: null, route: '' };
+(function () {
+  var t = null;
+  try { t = localStorage.getItem('fermata.theme'); } catch (e) { /* private mode */ }
+  if (t === 'light' || t === 'dark') document.documentElement.dataset.theme = t;
+})();
+
+(function () {
+  var $ = function (s) { return document.getElementById(s); };
+  F.$ = $;
+
+  // h('tag', {attr: value, onclick: fn}, children…): a small element builder
+  F.h = function (tag, a) {
+    var e = document.createElement(tag), k, v;
+    if (a) for (k in a) {
+      v = a[k];
+      if (v == null || v === false) continue;
+      if (typeof v === 'function') e.addEventListener(k.slice(2), v);
+      else if (k === 'class') e.className = v;
+      else if (k === 'value') e.value = v;
+      else if (k === 'style') e.style.cssText = v; // CSSOM, allowed by a strict Content-Security-Policy
+      else e.setAttribute(k, v === true ? '' : v);
+    }
+    for (var i = 2; i < arguments.length; i++) add(e, arguments[i]);
+    return e;
+  };
+  function add(e, c) {
+    if (c == null || c === false) return;
+    if (Array.isArray(c)) c.forEach(function (x) { add(e, x); });
+    else e.append(c.nodeType ? c : String(c));
+  }
+
+  F.time = function (s, tenths) {
+    if (s == null || !isFinite(s) || s < 0) s = 0;
+    var m = Math.floor(s / 60), r = s - m * 60;
+    var sec = tenths ? r.toFixed(1) : String(Math.floor(r));
+    if (r < 10) sec = '0' + sec;
+    if (m >= 60) return Math.floor(m / 60) + ':' + String(m % 60).padStart(2, '0') + ':' + sec;
+    return m + ':' + sec;
+  };
+  F.semis = function (t) {
+    t = Math.round((t || 0) * 100) / 100;
+    return t > 0 ? '+' + t : t < 0 ? '−' + (-t) : '0';
+  };
+  F.base = function (f) { f = String(f || ''); return f.slice(f.lastIndexOf('/') + 1); };
+  F.songTitle = function (s) { return s.title || F.base(s.file).replace(/\.[^.]+$/, ''); };
+
+  // Toast: errors and short confirmations, never alert()
+  F.toast = function (msg, ok) {
+    var t = $('toast'), d = F.h('div', { class: ok ? '' : 'err' }, msg);
+    d.addEventListener('click', function () { d.remove(); });
+    t.append(d);
+    while (t.children.length > 3) t.firstChild.remove();
+    setTimeout(function () { d.remove(); }, ok ? 2500 : 6000);
+  };
+
+  // The API: every change sends X-Fermata-Request and JSON
+  F.api = function (method, path, body) {
+    var o = { method: method, credentials: 'same-origin', headers: {} };
+    if (method !== 'GET') {
+      o.headers['X-Fermata-Request'] = '1';
+      o.headers['Content-Type'] = 'application/json';
+      if (body !== undefined) o.body = JSON.stringify(body);
+    }
+    return fetch(path, o).catch(function () {
+      throw new Error('The box does not answer');
+    }).then(function (r) {
+      if (r.status === 204 || r.status === 202) return null;
+      return r.json().catch(function () { return null; }).then(function (j) {
+        if (r.ok) return j;
+        if (r.status === 401 && path !== '/api/login') login();
+        throw new Error((j && j.error) || 'Error ' + r.status);
+      });
+    });
+  };
+  // run a promise, errors to the toast
+  F.run = function (p) { return Promise.resolve(p).catch(function (e) { F.toast(e.message); }); };
+  F.act = function (action, value) {
+    return F.run(F.api('POST', '/api/control', value === undefined ? { action: action } : { action: action, value: value }));
+  };
+  // where "insert next" puts things: after the entry playing
+  F.nextPos = function () {
+    var s = F.S && F.S.song;
+    return !s ? 0 : s.pos != null ? s.pos + 1 : undefined;
+  };
+  F.enqueue = function (what, how) {
+    var b = Object.assign({}, what);
+    if (how === 'replace') b.replace = true;
+    if (how === 'next') b.position = F.nextPos();
+    return F.run(F.api('POST', '/api/queue', b).then(function (r) {
+      var n = r && r.ids ? r.ids.length : 0;
+      F.toast(how === 'replace' ? 'Playing' : (n === 1 ? '1 song' : n + ' songs') + (how === 'next' ? ' next' : ' added'), true);
+    }));
+  };
+
+  // ---- theme toggle: auto → light → dark
+  function themeLabel() {
+    var t = document.documentElement.dataset.theme;
+    $('theme').setAttribute('aria-label', 'Colours: ' + (t || 'automatic') + ' (tap to change)');
+    document.querySelectorAll('meta[name=theme-color]').forEach(function (m) {
+      if (!m.dataset.c) m.dataset.c = m.content;
+      m.content = t === 'dark' ? '#000000' : t === 'light' ? '#f4f4f6' : m.dataset.c;
+    });
+  }
+  function toggleTheme() {
+    var d = document.documentElement.dataset, t = d.theme;
+    t = !t ? 'light' : t === 'light' ? 'dark' : '';
+    if (t) d.theme = t; else delete d.theme;
+    try { if (t) localStorage.setItem('fermata.theme', t); else localStorage.removeItem('fermata.theme'); } catch (e) { /* */ }
+    themeLabel();
+  }
+
+  // ---- session and log-in
+  function boot() {
+    F.api('GET', '/api/session').then(function (s) {
+      F.session = s;
+      if (s.role === 'none') login(s); else start(s.role);
+    }).catch(function (e) {
+      $('s-title').textContent = e.message;
+      $('s-artist').textContent = 'Retrying…';
+      setTimeout(boot, 4000);
+    });
+  }
+  function login(s) {
+    stopEvents();
+    F.role = 'none';
+    var msg = $('login-msg');
+    var none = !!(s && s.password_set === false);
+    $('login-form').classList.toggle('nopw', none);
+    if (none) {
+      msg.innerHTML = '';
+      msg.append('No password is set yet: set a password on the box with ', F.h('code', null, 'fermata web password'), '.');
+    } else msg.textContent = "Enter the box's password.";
+    $('login').hidden = false;
+    if (!s) F.api('GET', '/api/session').then(function (x) { if (x.role === 'none') login(x); }).catch(function () {});
+    setTimeout(function () { $('pw').focus(); }, 50);
+  }
+  function submitLogin(ev) {
+    ev.preventDefault();
+    var err = $('login-err');
+    err.textContent = '';
+    F.api('POST', '/api/login', { password: $('pw').value }).then(function (s) {
+      $('pw').value = '';
+      F.session = s;
+      if (s.role === 'none') throw new Error('Not logged in');
+      start(s.role);
+    }).catch(function (e) { err.textContent = e.message; $('pw').value = ''; $('pw').focus(); });
+  }
+  function start(role) {
+    F.role = role;
+    document.body.classList.toggle('guest', role === 'guest');
+    $('login').hidden = true;
+    openEvents();
+    route();
+  }
+  F.logout = function () {
+    F.run(F.api('POST', '/api/logout').then(function () { login(); }));
+  };
+
+  // ---- events: one EventSource, no polling
+  var es = null, retry = null, wait = 2000, wasDown = false;
+  var NAMES = ['status', 'queue', 'playlists', 'library', 'scan', 'input', 'card', 'outputs', 'practice'];
+  function openEvents() {
+    stopEvents();
+    es = new EventSource('/api/events');
+    es.onopen = function () {
+      wait = 2000;
+      $('down').hidden = true;
+      if (wasDown) { wasDown = false; resync(); }
+    };
+    es.onerror = function () {
+      $('down').hidden = false;
+      wasDown = true;
+      // EventSource reconnects by itself, except after an HTTP error (401, 429…): then look at the session again
+      if (es && es.readyState === 2) {
+        es = null;
+        retry = setTimeout(function () {
+          F.api('GET', '/api/session').then(function (s) {
+            if (s.role === 'none') login(s); else openEvents();
+          }).catch(function () { openEvents(); });
+        }, wait);
+        wait = Math.min(wait * 2, 30000);
+      }
+    };
+    NAMES.forEach(function (n) {
+      es.addEventListener(n, function (e) {
+        var d;
+        try { d = JSON.parse(e.data); } catch (x) { return; }
+        dispatch(n, d);
+      });
+    });
+  }
+  function stopEvents() {
+    clearTimeout(retry);
+    if (es) { es.close(); es = null; }
+  }
+  function dispatch(n, d) {
+    if (n === 'status') stand(d);
+    for (var k in F.views) {
+      var v = F.views[k];
+      if (v.ev) try { v.ev(n, d, F.route === k); } catch (e) { console.error(e); }
+    }
+  }
+  // after a gap in the stream: what is shown may be old
+  function resync() {
+    for (var k in F.views) F.views[k].stale = true;
+    var v = F.views[F.route];
+    if (v && v.show) v.show();
+  }
+  document.addEventListener('visibilitychange', function () {
+    if (!document.hidden && F.role && F.role !== 'none' && !es) openEvents();
+  });
+
+  // ---- router
+  var ROUTES = ['stand', 'library', 'queue', 'practice', 'cards', 'box'];
+  function route() {
+    if (!F.role || F.role === 'none') return;
+    var r = location.hash.slice(1);
+    if (ROUTES.indexOf(r) < 0 || F.role === 'guest') r = 'stand';
+    var changed = F.route !== r;
+    F.route = r;
+    ROUTES.forEach(function (x) { $('v-' + x).hidden = x !== r; });
+    document.querySelectorAll('#nav a').forEach(function (a) {
+      if (a.dataset.r === r) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+    });
+    var v = F.views[r];
+    if (v && v.show) v.show();
+    if (changed) window.scrollTo(0, 0);
+    tick();
+    wake();
+  }
+  window.addEventListener('hashchange', route);
+
+  // keep the screen on while the stand is shown (browsers offer it only on https or the box itself)
+  var lock = null;
+  function wake() {
+    var want = F.route === 'stand' && !document.hidden && F.role && F.role !== 'none';
+    if (want && !lock && navigator.wakeLock) {
+      lock = navigator.wakeLock.request('screen').then(function (l) {
+        l.addEventListener('release', function () { lock = null; });
+        return l;
+      }).catch(function () { lock = null; });
+    } else if (!want && lock) {
+      lock.then(function (l) { if (l) l.release(); });
+      lock = null;
+    }
+  }
+  document.addEventListener('visibilitychange', wake);
+
+  // ---- the music stand
+  var S = null, t0 = 0, raf = 0, lastText = '';
+  function pos(now) {
+    var e = S.elapsed || 0;
+    if (S.state === 'play') {
+      e += (now - t0) / 1000 * (S.tempo || 100) / 100;
+      var L = S.loop;
+      if (L && L.end > L.start && S.elapsed <= L.end + 0.25 && e >= L.end) e = L.start + (e - L.start) % (L.end - L.start);
+    }
+    var d = S.duration;
+    if (d && e > d) e = d;
+    return e;
+  }
+  function frame(now) {
+    raf = 0;
+    draw(now);
+    tick();
+  }
+  function draw(now) {
+    if (!S) return;
+    var d = S.duration || 0, e = pos(now || performance.now()), f = d ? Math.min(1, e / d) : 0;
+    $('b-fill').style.transform = 'scaleX(' + f + ')';
+    $('b-hd').style.transform = 'translateX(' + (f * 100) + '%)';
+    var txt = F.time(e);
+    if (txt !== lastText) {
+      lastText = txt;
+      $('s-el').textContent = txt;
+      var bar = $('bar');
+      bar.setAttribute('aria-valuenow', Math.floor(e));
+      bar.setAttribute('aria-valuetext', txt + ' of ' + F.time(d));
+    }
+  }
+  function tick() {
+    if (!raf && S && S.state === 'play' && F.route === 'stand' && !document.hidden) raf = requestAnimationFrame(frame);
+  }
+  document.addEventListener('visibilitychange', function () { if (!document.hidden) { lastText = ''; draw(performance.now()); tick(); } });
+
+  function stand(s) {
+    S = F.S = s;
+    t0 = performance.now();
+    var song = s.song, d = s.duration || 0;
+    $('s-title').textContent = song ? F.songTitle(song) : 'Nothing playing';
+    $('s-artist').textContent = song ? [song.artist, song.album].filter(Boolean).join(' — ') : (F.role === 'owner' ? 'Choose music in the Library' : '');
+    document.title = song ? F.songTitle(song) + ' · Fermata' : 'Fermata';
+    var play = $('b-play'), on = s.state === 'play';
+    play.classList.toggle('on', on);
+    play.setAttribute('aria-label', on ? 'Pause' : 'Play');
+    // the section or loop, its passes
+    var sec = $('s-sec'), L = s.loop, x = s.section, txt = '', cls = '';
+    var passes = function (p) { return p == null ? ' · ∞' : ' · ×' + p; };
+    if (x) { txt = '§ ' + x.name + passes(L ? L.passes : x.passes); cls = 'sec'; }
+    else if (L) { txt = 'Loop' + passes(L.passes); cls = 'loop'; }
+    else if (s.loop_a != null) { txt = 'A ' + F.time(s.loop_a) + ' · tap B'; cls = 'loop'; }
+    sec.textContent = txt;
+    sec.className = 'chip ' + cls;
+    $('s-bpm').textContent = s.bpm ? Math.round(s.bpm) + ' BPM' : '';
+    var err = $('s-err');
+    err.hidden = !s.error;
+    err.textContent = s.error || '';
+    // the bar: the whole track, the loop or section on it
+    var reg = $('b-reg'), R = L || x;
+    if (R && d) {
+      reg.hidden = false;
+      reg.className = x ? 'sec' : '';
+      reg.style.left = (100 * R.start / d) + '%';
+      reg.style.width = Math.max(0.5, 100 * (R.end - R.start) / d) + '%';
+      $('s-loop').textContent = F.time(R.start, true) + ' – ' + F.time(R.end, true);
+    } else {
+      reg.hidden = true;
+      $('s-loop').textContent = '';
+    }
+    var a = $('b-a');
+    a.hidden = !(s.loop_a != null && d && !L);
+    if (!a.hidden) a.style.left = (100 * s.loop_a / d) + '%';
+    $('s-dur').textContent = F.time(d);
+    $('bar').setAttribute('aria-valuemax', Math.floor(d));
+    // steppers and toggles
+    $('s-tempo').firstChild.textContent = s.tempo + '%';
+    $('s-key').firstChild.textContent = F.semis(s.transpose);
+    $('s-vol').firstChild.textContent = s.volume < 0 ? '–' : s.volume;
+    $('b-met').setAttribute('aria-pressed', !!s.metronome);
+    $('b-cnt').setAttribute('aria-pressed', !!s.count_in);
+    var has = !!song;
+    $('b-lb').disabled = !has || (s.loop_a == null && !L);
+    $('b-lc').disabled = !L && s.loop_a == null;
+    $('b-ss').disabled = !L;
+    $('b-sp').disabled = $('b-sn').disabled = !s.sections;
+    lastText = '';
+    draw(t0);
+    tick();
+  }
+
+  function padTap(e) {
+    var b = e.target.closest('button[data-a]');
+    if (!b || b.disabled) return;
+    var a = b.dataset.a, v = b.dataset.v;
+    if (a === 'metronome') v = S && S.metronome ? 0 : 1;
+    else if (a === 'count_in') v = S && S.count_in ? 0 : 4;
+    F.act(a, v === undefined ? undefined : Number(v));
+  }
+  function seekTap(e) {
+    if (F.role !== 'owner' || !S || !S.duration) return;
+    var r = $('bar').getBoundingClientRect(), f = (e.clientX - r.left) / r.width;
+    f = Math.max(0, Math.min(1, f));
+    var to = Math.round(f * S.duration * 10) / 10;
+    S.elapsed = to; t0 = performance.now(); lastText = ''; draw(t0);
+    F.act('seek', to);
+  }
+  function seekKey(e) {
+    if (F.role !== 'owner') return;
+    var k = { ArrowLeft: -5, ArrowRight: 5, PageDown: -30, PageUp: 30 }[e.key];
+    if (k) { e.preventDefault(); F.act('seek_by', k); }
+  }
+
+  document.addEventListener('DOMContentLoaded', function () {
+    themeLabel();
+    $('theme').addEventListener('click', toggleTheme);
+    $('pad').addEventListener('click', padTap);
+    $('bar').addEventListener('click', seekTap);
+    $('bar').addEventListener('keydown', seekKey);
+    $('login-form').addEventListener('submit', submitLogin);
+    boot();
+  });
+})();
