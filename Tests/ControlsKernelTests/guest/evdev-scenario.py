@@ -276,6 +276,9 @@ volume_max = 40
 
 [card-0007654321]
 play = "action:stop"
+
+[web]
+listen = "127.0.0.1:6680"
 """
 
 # A numeric keypad: KP6 next, KP4 previous, whatever NumLock is.
@@ -413,7 +416,53 @@ def cards():
     type_card(reader, "0000000999")
     result("learned_state", await_named_state("playing"))
     result("learned_volume", status_word("volume:"))
+    web_learn(reader)
     reader.destroy()
+
+
+def web_learn(reader):
+    """The web remote's "learn a card": the page asks for the next unknown card to play a target, the reader types
+    one, the page's event stream says which card it learnt, and the card then plays it. Over the loopback address
+    (the owner's, no login), with the stdlib's HTTP client, as the page does it."""
+    import http.client
+    import json
+    import threading
+    events = []
+
+    def follow():
+        connection = http.client.HTTPConnection("127.0.0.1", 6680, timeout=60)
+        connection.request("GET", "/api/events")
+        response = connection.getresponse()
+        name = None
+        while True:
+            line = response.readline().decode()
+            if not line:
+                return
+            if line.startswith("event: "):
+                name = line[7:].strip()
+            elif line.startswith("data: ") and name == "card":
+                events.append(json.loads(line[6:]))
+                return
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    time.sleep(0.5)  # the stream is open before the card is read
+    connection = http.client.HTTPConnection("127.0.0.1", 6680, timeout=30)
+    connection.request("POST", "/api/cards/learn", body=json.dumps({"target": "playlist:Lullabies", "volume_max": 30}),
+                       headers={"X-Fermata-Request": "1", "Content-Type": "application/json"})
+    result("web_learn_status", connection.getresponse().status)
+    mpc("stop")
+    type_card(reader, "0000000777")
+    follower.join(20)
+    result("web_learn_event", json.dumps(events[0], sort_keys=True) if events else "none")
+    connection.request("GET", "/api/cards")
+    listed = json.loads(connection.getresponse().read())
+    result("web_learn_listed", any(card["id"] == "0000000777" and card["target"] == "playlist:Lullabies"
+                                   and card.get("volume_max") == 30 for card in listed["cards"]))
+    result("web_learn_stopped", state())
+    type_card(reader, "0000000777")
+    result("web_learned_state", await_named_state("playing"))
+    result("web_learned_volume", await_word("volume:", "volume:30%"))
 
 
 def numlock_led(device):
