@@ -118,7 +118,7 @@ struct EvdevKernelTests {
         // The web remote's "learn a card" (issue 36): asked over the API, the next unknown card swiped is bound, the
         // event stream says so, the card is listed with its cap, and it then plays under that cap.
         #expect(r["web_learn_status"] == ["202"], "\(context)")
-        #expect(r["web_learn_event"] == [#"{"id": "0000000777", "known": true, "learned": "playlist:Lullabies"}"#],
+        #expect(r["web_learn_event"] == [#"{"id":"0000000777","known":true,"learned":"playlist:Lullabies"}"#],
                 "\(context)")
         #expect(r["web_learn_listed"] == ["True"], "\(context)")
         #expect(r["web_learn_stopped"] == ["stopped"], "learning binds the card; it does not play it\n\(context)")

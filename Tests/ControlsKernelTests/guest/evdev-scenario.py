@@ -450,11 +450,13 @@ def web_learn(reader):
     connection = http.client.HTTPConnection("127.0.0.1", 6680, timeout=30)
     connection.request("POST", "/api/cards/learn", body=json.dumps({"target": "playlist:Lullabies", "volume_max": 30}),
                        headers={"X-Fermata-Request": "1", "Content-Type": "application/json"})
-    result("web_learn_status", connection.getresponse().status)
+    answer = connection.getresponse()
+    answer.read()  # the whole answer before the connection is used again
+    result("web_learn_status", answer.status)
     mpc("stop")
     type_card(reader, "0000000777")
     follower.join(20)
-    result("web_learn_event", json.dumps(events[0], sort_keys=True) if events else "none")
+    result("web_learn_event", json.dumps(events[0], sort_keys=True, separators=(",", ":")) if events else "none")
     connection.request("GET", "/api/cards")
     listed = json.loads(connection.getresponse().read())
     result("web_learn_listed", any(card["id"] == "0000000777" and card["target"] == "playlist:Lullabies"
