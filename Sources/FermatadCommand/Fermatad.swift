@@ -26,6 +26,7 @@ public struct Fermatad: AsyncParsableCommand {
     @Option(help: "ALSA PCM name, `null` (paced, discarded) or file:PATH.") var output: String?
     @Option(help: "TCP HOST:PORT for MPD clients (empty: none).") var listen: String?
     @Option(help: "Unix socket for MPD clients and the CLI (empty: none).") var socket: String?
+    @Option(help: "The web remote's HTTP HOST:PORT (empty: off).") var web: String?
     @Option(help: "After a restart: playing, paused or off.") var resume: String?
     @Option(help: "Seconds between position saves while playing.") var checkpointInterval: String?
     @Option(help: "Board profile for the buttons and encoder: auto, off, a profile name or a path.") var board: String?
@@ -92,7 +93,8 @@ public struct Fermatad: AsyncParsableCommand {
         UserPlaces.applyForNormalUser(to: &settings)
         let overrides: [(String, String?, String)] = [
             ("paths.music", music, "--music"), ("paths.state", state, "--state"), ("audio.output", output, "--output"),
-            ("mpd.listen", listen, "--listen"), ("mpd.socket", socket, "--socket"), ("playback.resume", resume, "--resume"),
+            ("mpd.listen", listen, "--listen"), ("mpd.socket", socket, "--socket"), ("web.listen", web, "--web"),
+            ("playback.resume", resume, "--resume"),
             ("playback.checkpoint_interval", checkpointInterval, "--checkpoint-interval"), ("controls.board", board, "--board"),
         ]
         for (key, value, flag) in overrides { if let value { try settings.override(key, with: value, flag: flag) } }

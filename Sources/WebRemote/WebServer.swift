@@ -6,6 +6,7 @@ import Logging
 import MPDProtocol
 import NIOCore
 import ServiceLifecycle
+import Synchronization
 
 /// The web remote as a service: fermatad's own HTTP server (Hummingbird 2, on the event loops fermatad already runs)
 /// for the page and its JSON API under `/api/`. It listens where the settings say — by default on the loopback address,
@@ -58,19 +59,85 @@ public struct WebServer: Service {
     public func run() async throws {
         let subscription = api.mpd.idle.subscribe { [events = api.events] changed in events.changed(changed) }
         defer { subscription.cancel() }
-        let onListening = onListening
-        let app = Application(
+        // At graceful shutdown the event streams end first (their responses finish), and the server, a child of
+        // the daemon's service group, then drains and closes on its own: no answer is cut off by cancellation. A
+        // request still running after `drainTime` (a slow upload) is then cancelled, so a client cannot hold the
+        // daemon's stop.
+        await withTaskGroup(of: Ended.self) { group in
+            group.addTask {
+                await cancelWhenGracefulShutdown { await api.events.run() }
+                return .events
+            }
+            group.addTask {
+                await serve()
+                return .server
+            }
+            group.addTask {
+                try? await gracefulShutdown()
+                try? await Task.sleep(for: Self.drainTime)
+                return .deadline
+            }
+            while let ended = await group.next() {
+                if ended != .events { group.cancelAll() }
+            }
+        }
+    }
+
+    /// Serves until graceful shutdown. When the server cannot listen — the port taken by another program, or an
+    /// address the board has not been given yet at boot — the jukebox goes on without its web remote: the failure is
+    /// logged once, and the server tries again — after 1 s, then twice as long each time up to `retryInterval` — until
+    /// it listens (then says so).
+    private func serve() async {
+        var failed = false
+        var wait: Duration = .seconds(1)
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            let listening = Listened()
+            do {
+                try await application(onListening: { port in
+                    listening.value.withLock { $0 = true }
+                    onListening(port)
+                }).runService(gracefulShutdownSignals: [])
+                return
+            } catch {
+                if Task.isCancelled || Task.isShuttingDownGracefully { return }
+                let listened = listening.value.withLock { $0 }
+                if listened || !failed {
+                    logger.error("""
+                        web remote: \(listened ? "stopped" : "cannot listen on \(settings.host):\(settings.port)"): \(error); \
+                        the jukebox goes on without it and tries again until it can
+                        """)
+                }
+                failed = !listened
+                if listened { wait = .seconds(1) }
+            }
+            _ = try? await cancelWhenGracefulShutdown { [wait] in try await Task.sleep(for: wait) }
+            wait = min(wait * 2, Self.retryInterval)
+        }
+    }
+
+    private func application(onListening: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
+        Application(
             router: router(),
             server: .http1(configuration: .init(idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections, logger: logger)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { await api.events.run() }
-            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
-            try? await gracefulShutdown()
-            group.cancelAll()
-        }
+    }
+
+    /// The longest the server waits before trying again to listen.
+    static let retryInterval: Duration = .seconds(30)
+
+    /// Whether one attempt's server came to listen: set on an event loop, read by `serve` after the attempt.
+    private final class Listened: Sendable {
+        let value = Mutex(false)
+    }
+
+    /// How long the server may drain at shutdown.
+    static let drainTime: Duration = .seconds(3)
+
+    /// Which of `run`'s tasks ended.
+    private enum Ended: Sendable {
+        case events, server, deadline
     }
 }

@@ -78,7 +78,8 @@ public final class FermatadProcess: Sendable {
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
     public var isRunning: Bool { process.isAlive }
 
-    /// Starts fermatad with `arguments` followed by `--listen 127.0.0.1:PORT`, appending its stdout and stderr to
+    /// Starts fermatad with `arguments` followed by `--listen 127.0.0.1:PORT` (and `--web ""` unless they say `--web`),
+    /// appending its stdout and stderr to
     /// `logPath`. `environment` nil: this process's own.
     public init(arguments: [String], port: Int, logPath: String, environment: [String: String]? = nil) throws {
         self.port = port
@@ -91,7 +92,9 @@ public final class FermatadProcess: Sendable {
         handle.seekToEndOfFile()
         process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments + ["--listen", "127.0.0.1:\(port)"]
+        // No web remote unless the test asks for one (`--web`): tests run side by side, and the default
+        // 127.0.0.1:6680 is one port.
+        process.arguments = arguments + ["--listen", "127.0.0.1:\(port)"] + (arguments.contains("--web") ? [] : ["--web", ""])
         if let environment { process.environment = environment }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
