@@ -53,6 +53,8 @@ let cTargets: [Target] = [
     .target(name: "CEvdevShim", path: "Sources/C/CEvdevShim"),
     // libxcrypt (Debian's libcrypt1, always installed): yescrypt for the web remote's passwords.
     .systemLibrary(name: "CCrypt", path: "Sources/C/CCrypt", providers: [.apt(["libcrypt-dev"])]),
+    // libcurl (libcurl4-openssl-dev) for network streams, behind typed calls (curl_easy_setopt is variadic).
+    .target(name: "CCurlShim", path: "Sources/C/CCurlShim", linkerSettings: [.linkedLibrary("curl")]),
     // zlib: the web remote's page gzipped once at start.
     .systemLibrary(name: "CZlib", path: "Sources/C/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 ]
@@ -71,10 +73,15 @@ let coreTargets: [Target] = [
 let mediaTargets: [Target] = [
     // FLAC, Ogg Vorbis, Opus, MP3, AAC/ALAC (MP4) and WAV decoders behind one contract; tag readers beside them.
     .target(name: "Decoders", dependencies: ["AudioCore", "FermataCore", "CFLAC", "CVorbis", "CMPG123", "COpusFile", "CAVShim"]),
+    // Network streams: libcurl fetch, ICY metadata, remote playlists, the stream decoders and the PCM ring the
+    // decoder thread reads a stream from (a thread per stream; reconnects and bounds).
+    .target(name: "Streams", dependencies: ["AudioCore", "FermataCore", "Decoders", "CCurlShim", "CFLAC", "CVorbis",
+                                            "CMPG123", "COpusFile", "CAVShim"]),
     // ALSA and paced-null sinks behind `AudioSink`.
     .target(name: "AudioOutput", dependencies: ["AudioCore", "CALSA"]),
     // The playing core: decoder and output threads around two state machines; no Foundation, no logging.
-    .target(name: "Engine", dependencies: ["AudioCore", "FermataCore", "Decoders", "AudioOutput", "CSoxr", "CTimeStretchShim"]),
+    .target(name: "Engine", dependencies: ["AudioCore", "FermataCore", "Decoders", "Streams", "AudioOutput", "CSoxr",
+                                           "CTimeStretchShim"]),
 ]
 
 // MARK: player — the queue and the modes, a reducer over the engine
@@ -190,7 +197,7 @@ let programTargets: [Target] = [
         name: "Daemon",
         dependencies: [
             "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile", "WebRemote",
+            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile", "WebRemote", "Streams",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -292,6 +299,7 @@ let testTargets: [Target] = [
     // Drives the built fermatad and fermata binaries through mpc, python-mpd2 and the CLI.
     .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
     .testTarget(name: "DecodersTests", dependencies: ["AudioCore", "Decoders", "FermataCore", "TestSupport"]),
+    .testTarget(name: "StreamsTests", dependencies: ["AudioCore", "Streams", "FermataCore", "TestSupport"]),
     .testTarget(
         name: "LibraryTests",
         dependencies: ["Library", "DatabaseFile", "AudioCore", "Decoders", "FermataCore", "TestSupport",

@@ -14,6 +14,7 @@ import Player
 import Practice
 import ServiceLifecycle
 import StateDatabase
+import Streams
 import WebRemote
 
 /// The daemon put together: opens the state database, starts audio at the saved position before anything else is
@@ -205,6 +206,10 @@ public struct DaemonRuntime: Sendable {
         engine.periodMilliseconds = config.periodMilliseconds
         engine.periods = config.periods
         engine.decodeAheadMilliseconds = config.decodeAheadMilliseconds
+        engine.streams = StreamSettings(bufferMilliseconds: config.streamBufferMilliseconds,
+                                        maxReconnects: config.streamMaxReconnects,
+                                        connectTimeoutMilliseconds: config.streamConnectTimeoutMilliseconds,
+                                        stallSeconds: config.streamStallSeconds)
         engine.loopCrossfadeMilliseconds = config.loopCrossfadeMilliseconds
         engine.realtimePriority = config.realtimePriority > 0 ? Int32(config.realtimePriority) : nil
         switch config.format {

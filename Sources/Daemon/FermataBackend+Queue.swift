@@ -5,6 +5,7 @@ import Foundation
 import Library
 import MPDProtocol
 import Player
+import Streams
 
 /// Queue commands: reading with tags from the library, and edits through the player (durable before they return).
 extension FermataBackend {
@@ -30,6 +31,7 @@ extension FermataBackend {
         var songs: [SongInfo] = []
         for (position, entry) in selected {
             var song = await song(uri: entry.uri) ?? SongInfo(uri: entry.uri)
+            if let stream = view.streams[entry.id] { song.tags += Self.tags(of: stream) }
             song.queuePosition = position
             song.queueID = entry.id
             song.priority = entry.priority
@@ -182,6 +184,14 @@ extension FermataBackend {
         return (added, failure)
     }
 
+    /// The tags MPD shows for a stream: its title now and its station (`Title:`, `Name:`).
+    static func tags(of stream: StreamTags) -> [TagValue] {
+        var tags: [TagValue] = []
+        if let title = stream.title { tags.append(TagValue(.title, title)) }
+        if let name = stream.name { tags.append(TagValue(.name, name)) }
+        return tags
+    }
+
     /// A file a queue source names, with the ReplayGain the library stored for it when the source came from the
     /// library (nil: to be looked up).
     struct SourceFile {
@@ -214,6 +224,11 @@ extension FermataBackend {
     func resolveFiles(_ source: QueueSource) async throws -> [SourceFile] {
         switch source {
         case let .uri(uri, _):
+            // A stream is queued as it is, without fetching it (MPD's `add URL`): a failure shows when it plays.
+            if PlayableItem.isLive(uri) {
+                guard StreamURL.isStream(uri) else { throw MPDError(.argument, "Malformed stream URL") }
+                return [SourceFile(uri: uri, replayGain: ReplayGainInfo())]
+            }
             // A file the library knows is there (MPD adds from its database too): no file-system call needed.
             if !uri.isEmpty, URIValidator.isSafe(uri), let gain = try await library.replayGains(paths: [uri]).first ?? nil {
                 return [SourceFile(uri: uri, replayGain: gain)]

@@ -8,6 +8,7 @@ import MPDProtocol
 import Player
 import Practice
 import StateDatabase
+import Streams
 import Synchronization
 import WebRemote
 
@@ -58,7 +59,7 @@ public final class FermataBackend: MPDBackend {
             decoders: DecoderRegistry.formats.map {
                 DecoderPluginInfo(name: $0.pluginName, suffixes: $0.extensions, mimeTypes: $0.mimeTypes)
             },
-            urlHandlers: [], stickers: true)
+            urlHandlers: StreamURL.schemes, stickers: true)
     }
 
     /// Forwards player changes and scan progress to `idle` until cancelled; keeps the library's in-memory index for
@@ -200,6 +201,7 @@ public final class FermataBackend: MPDBackend {
         case .notPlaying: MPDError(.playerSync, "Not playing")
         case .queueFull: MPDError(.playlistMax, "Playlist is too large")  // MPD's words and code
         case .currentEntryLocked: MPDError(.permission, "Cannot edit the current song")  // MPD's PlaylistResult::DENIED
+        case .notSeekable: MPDError(.unknown, "Not seekable")  // MPD's DecoderControl::Seek on a stream
         default: MPDError(.argument, error.description)
         }
     }

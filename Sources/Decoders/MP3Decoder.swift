@@ -120,10 +120,10 @@ public final class MP3Decoder: AudioDecoder {
 /// libmpg123's one-time set-up, done before the first handle on any thread.
 ///
 /// Stateless apart from the library's own global tables; callable from any thread.
-enum MP3Library {
+package enum MP3Library {
     private static let initialised: Bool = { mpg123_init() == MPG123_OK.rawValue }()
 
-    static func newHandle() -> OpaquePointer? {
+    package static func newHandle() -> OpaquePointer? {
         guard initialised else { return nil }
         var error: Int32 = 0
         return mpg123_new(nil, &error)

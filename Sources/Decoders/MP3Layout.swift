@@ -5,9 +5,9 @@ import Glibc
 ///
 /// A value type built with a few `pread`s (the ID3v2 tag is skipped by its stated size, never read here); used by the
 /// scan, the tag reader and `MP3Decoder` on whichever thread reads the file.
-struct MP3Layout {
+package struct MP3Layout {
     /// Sample rates of MPEG-1, -2 and -2.5, the ones libmpg123 is allowed to output.
-    static let sampleRates = [44_100, 48_000, 32_000, 22_050, 24_000, 16_000, 11_025, 12_000, 8_000]
+    package static let sampleRates = [44_100, 48_000, 32_000, 22_050, 24_000, 16_000, 11_025, 12_000, 8_000]
     /// How far past the ID3v2 tag the first frame may start (junk, padding) before the file is not MPEG audio.
     static let syncSearch = 64 * 1024
 

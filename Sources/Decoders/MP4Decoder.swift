@@ -43,7 +43,7 @@ public final class MP4Decoder: AudioDecoder {
     private var errorText = [CChar](repeating: 0, count: 256)
 
     /// Milliseconds any one FFmpeg call may block before the file is given up as unreadable.
-    static let callDeadline: Int32 = 10_000
+    package static let callDeadline: Int32 = 10_000
 
     /// Whether FFmpeg is installed, and if not which library is missing.
     public static var availability: (available: Bool, reason: String) {
@@ -136,7 +136,7 @@ public final class MP4Decoder: AudioDecoder {
     }
 
     /// The NUL-terminated text in a C character buffer.
-    static func text(_ chars: [CChar]) -> String {
+    package static func text(_ chars: [CChar]) -> String {
         String(decoding: chars.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 

@@ -11,13 +11,15 @@ import COpusFile
 ///
 /// The decoder thread only, like the `OpusDecoder` that owns it: libopusfile calls back synchronously from inside
 /// `op_read_float` and `op_pcm_seek` on the calling thread.
-final class OpusPacketDecoder {
+package final class OpusPacketDecoder {
     private var decoder: OpaquePointer?
     private var channels: Int32 = 0
     /// The link the decoder is set up for (-1: none yet).
     private var link: Int32 = -1
     /// The file, to read each link's header (set right after libopusfile opened it).
-    var file: OpaquePointer?
+    package var file: OpaquePointer?
+
+    package init() {}
 
     deinit {
         if let decoder { opus_decoder_destroy(decoder) }
@@ -58,7 +60,7 @@ final class OpusPacketDecoder {
 }
 
 /// The C callback libopusfile calls for each packet; its context is the `OpusPacketDecoder`.
-let opusPacketCallback: op_decode_cb_func = { context, _, pcm, packet, samples, channels, format, link in
+package let opusPacketCallback: op_decode_cb_func = { context, _, pcm, packet, samples, channels, format, link in
     guard let context, let pcm, let packet else { return OP_DEC_USE_DEFAULT }
     return Unmanaged<OpusPacketDecoder>.fromOpaque(context).takeUnretainedValue()
         .decode(packet, into: pcm, samples: samples, channels: channels, format: format, link: link)

@@ -161,7 +161,7 @@ public final class VorbisDecoder: AudioDecoder {
     }
 
     /// For each WAV-order output channel, the Vorbis channel that feeds it (Vorbis I spec, section 4.3.9).
-    static func wavOrder(channels: Int) -> [Int] {
+    package static func wavOrder(channels: Int) -> [Int] {
         switch channels {
         case 3: [0, 2, 1]
         case 5: [0, 2, 1, 3, 4]

@@ -1,6 +1,7 @@
 import AudioCore
 import Decoders
 import FermataCore
+import Streams
 import Synchronization
 
 /// The decoder thread: the driver around `DecoderMachine`. It takes commands from a mailbox, asks the machine what
@@ -23,6 +24,8 @@ final class DecodeLoop {
         var decoder: any AudioDecoder
     }
     private var open: OpenDecoder?
+    /// The network streams open (sessions with their own threads).
+    private let live: LiveSources
     private let converter: FormatConverter
     private var timeline = RingTimeline()
     /// Speech and the click over the track, mixed after the converter.
@@ -47,6 +50,10 @@ final class DecodeLoop {
         self.mailbox = mailbox
         self.config = config
         self.events = events
+        var streams = config.streams
+        // The ring keeps what the engine may splice back to: its decode-ahead and the device's buffer.
+        streams.historyMilliseconds = max(streams.historyMilliseconds, config.decodeAheadMilliseconds + 1000)
+        live = LiveSources(settings: streams, events: events)
         let chunk = DecoderMachine.chunkFrames
         converter = FormatConverter(maxFrames: chunk)
         let frameBytes = AudioFormat.maxBytesPerFrame, channels = AudioFormat.channelRange.upperBound
@@ -66,7 +73,12 @@ final class DecodeLoop {
         while !shared.shutdown.load(ordering: .acquiring) {
             let commands = mailbox.take()
             for command in commands { machine.handle(command, self) }
+            if !live.isEmpty { closeUnheldStreams() }
             if commands.isEmpty == false { continue }
+            if machine.isOpening {
+                machine.step(self)
+                continue
+            }
             // Nothing to decode: every source of work (a command, shutdown) rings the bell, so sleep until it does —
             // no wake-ups while stopped. A full ring: the output thread rings at its low-water mark; the timeout is
             // only a safety net (one wake-up per 5 s while paused).
@@ -80,6 +92,13 @@ final class DecodeLoop {
             }
             machine.step(self)
         }
+        live.keep { _ in false }
+    }
+
+    /// Closes the streams nobody needs: neither the machine (decoding, waiting for, or knowing it follows) nor the
+    /// ring (still to be heard, so a splice may decode it again).
+    private func closeUnheldStreams() {
+        live.keep { machine.holds($0) || timeline.contains($0) }
     }
 
     /// Whether the ring has room for another chunk within the decode-ahead limit; arms the low-water wake-up if not.
@@ -169,6 +188,11 @@ extension DecodeLoop: DecoderEnvironment {
             let decoder: any AudioDecoder
             if let open, open.item == item {
                 decoder = open.decoder
+            } else if item.isLive {
+                guard let session = live.existing(item.entryID), let opened = LiveDecoder(session: session) else {
+                    throw .unreadable(path: item.path, reason: "the stream is not connected")
+                }
+                decoder = opened
             } else {
                 decoder = try DecoderRegistry.open(path: item.path)
             }
@@ -187,8 +211,15 @@ extension DecodeLoop: DecoderEnvironment {
         try open?.decoder.seek(toFrame: frame)
     }
 
+    func liveReadiness(_ item: PlayableItem) -> LiveReadiness { live.readiness(item) }
+
+    func waitForLive() { shared.decoderBell.wait(nanoseconds: 20_000_000) }
+
+    var liveFrame: Int64 { (open?.decoder as? LiveDecoder)?.frame ?? 0 }
+
     /// The file's BPM tag, read once per entry (the count-in and the click both ask).
     func taggedBPM(of item: PlayableItem) -> Double? {
+        if item.isLive { return nil }
         if let cached = taggedBeat, cached.entry == item.entryID { return cached.bpm }
         let bpm = (try? TagReader.read(path: item.path))?.bpm
         taggedBeat = (item.entryID, bpm)
@@ -234,10 +265,22 @@ extension DecodeLoop: DecoderEnvironment {
         let format = open.decoder.format
         let buffer = UnsafeMutableRawBufferPointer(start: decodeBuffer.raw, count: frames * format.bytesPerFrame)
         let n: Int
-        do {
-            n = try open.decoder.read(into: buffer)
-        } catch {
-            return .failed(error.description)
+        if let stream = open.decoder as? LiveDecoder {
+            switch stream.readAvailable(into: buffer) {
+            case let .frames(count): n = count
+            case .waiting:
+                // The network is behind: what the ring holds plays on; try again shortly (or on a command).
+                waitForLive()
+                return .written(frames: 0)
+            case .ended: return .endOfStream
+            case let .failed(reason): return .failed(reason)
+            }
+        } else {
+            do {
+                n = try open.decoder.read(into: buffer)
+            } catch {
+                return .failed(error.description)
+            }
         }
         guard n > 0 else { return .endOfStream }
         writeConverted(decodeBuffer.raw, frames: n)

@@ -35,6 +35,15 @@ protocol DecoderEnvironment: AnyObject {
     /// The BPM tag of `item`'s file, if it has one.
     func taggedBPM(of item: PlayableItem) -> Double?
 
+    // MARK: network streams
+
+    /// Whether the network stream `item` can be opened now (it starts connecting on the first ask).
+    func liveReadiness(_ item: PlayableItem) -> LiveReadiness
+    /// Waits a little while a stream connects (a command wakes it sooner).
+    func waitForLive()
+    /// The frame the open stream's next read starts at (counted from its opening).
+    var liveFrame: Int64 { get }
+
     // MARK: the converter
 
     func configureConverter(source: AudioFormat, device: AudioFormat, gain: Double)
@@ -73,6 +82,16 @@ protocol DecoderEnvironment: AnyObject {
     // MARK: the player
 
     func emit(_ event: EngineEvent)
+}
+
+/// Whether a network stream can be opened.
+enum LiveReadiness: Equatable {
+    /// Audio is buffered.
+    case ready
+    /// Connecting or buffering.
+    case pending
+    /// It will not play (the reason for the log and `status`).
+    case failed(String)
 }
 
 /// The output thread's answer to a flush.

@@ -17,6 +17,23 @@ struct DecoderMachine {
         case decoding(Cursor, next: Successor)
         /// This entry ended or failed; the stream goes on when the player says what follows it.
         case awaitingSuccessor(after: EntryID)
+        /// A network stream is connecting and filling its buffer; it starts (or follows the track before it) once
+        /// audio is in.
+        case opening(Opening)
+    }
+
+    /// A network stream waited for, and how it begins once ready.
+    struct Opening: Equatable {
+        enum How: Equatable {
+            /// As `start` does: what was heard before is gone (a command started it).
+            case start(countIn: CountInPlan?)
+            /// After the track before it, as `advance` does.
+            case advance
+        }
+
+        var item: PlayableItem
+        var how: How
+        var next: Successor
     }
 
     /// Where the decoder is in a track.
@@ -73,9 +90,30 @@ struct DecoderMachine {
         self.crossfadeCapacity = crossfadeCapacity
     }
 
-    /// Whether a step has anything to do (a track to decode).
+    /// Whether a step has anything to do (a track to decode, a stream to wait for).
     var isDecoding: Bool {
-        if case .decoding = phase { return true }
+        switch phase {
+        case .decoding, .opening: true
+        case .idle, .awaitingSuccessor: false
+        }
+    }
+
+    /// Whether a step waits for a network stream (it needs no room in the ring).
+    var isOpening: Bool {
+        if case .opening = phase { return true }
+        return false
+    }
+
+    /// Whether the machine holds on to `entry`: decodes it, knows it follows, or waits for it.
+    func holds(_ entry: EntryID) -> Bool {
+        let (current, next): (EntryID, Successor)
+        switch phase {
+        case .idle, .awaitingSuccessor: return false
+        case let .decoding(cursor, successor): (current, next) = (cursor.item.entryID, successor)
+        case let .opening(opening): (current, next) = (opening.item.entryID, opening.next)
+        }
+        if current == entry { return true }
+        if case let .known(item?) = next { return item.entryID == entry }
         return false
     }
 
@@ -93,6 +131,8 @@ struct DecoderMachine {
         case let .setLoop(entry, region): setLoop(entry: entry, region, env)
         case let .setTempo(tempo):
             listenerTempo = tempo
+            // A network stream plays at its own pace: the listener's tempo applies from the next file on.
+            if case let .decoding(cursor, _) = phase, cursor.item.isLive { return }
             changeTempo(tempo, env)
             if case let .decoding(cursor, _) = phase {
                 entryTempo.listenerChanged(current: cursor.item.entryID, hasOwnTempo: cursor.item.ownTempo != nil)
@@ -120,9 +160,30 @@ struct DecoderMachine {
         env.setOverlay(nil)
         var next = Successor.unknown
         if case let .decoding(cursor, known) = phase, cursor.item.entryID == item.entryID { next = known }
+        if case let .opening(opening) = phase, opening.item.entryID == item.entryID { next = opening.next }
+        if item.isLive {
+            switch env.liveReadiness(item) {
+            case .pending:
+                // Nothing is heard while it connects: the device closes, and opens at the stream's format.
+                flush(.close, open: nil, env)
+                env.resume()
+                phase = .opening(Opening(item: item, how: .start(countIn: countIn), next: next))
+                return
+            case let .failed(reason):
+                flush(.drop, open: nil, env)
+                env.resume()
+                failed(item, reason, env)
+                return
+            case .ready:
+                break
+            }
+        }
         let source: AudioFormat
+        // A stream has no position to go back to: it plays from what is buffered.
+        var frame = frame
         do throws(DecoderError) {
-            source = try env.openDecoder(item, at: frame)
+            source = try env.openDecoder(item, at: item.isLive ? nil : frame)
+            if item.isLive { frame = env.liveFrame }
         } catch {
             flush(.drop, open: nil, env)
             env.resume()
@@ -130,7 +191,6 @@ struct DecoderMachine {
             return
         }
         // An entry playing part of its file starts no earlier than its span.
-        var frame = frame
         if let span = item.span.map({ SpanFrames($0, rate: source.sampleRate) }), frame < span.start {
             do throws(DecoderError) {
                 try env.seek(to: span.start)
@@ -181,7 +241,10 @@ struct DecoderMachine {
                 }
             }
             env.resume()
-        case .idle, .awaitingSuccessor:
+        case var .opening(opening) where opening.item.entryID == entry:
+            opening.next = .known(item)
+            phase = .opening(opening)
+        case .idle, .awaitingSuccessor, .opening:
             return
         }
     }
@@ -252,10 +315,15 @@ struct DecoderMachine {
 
     /// Writes the next piece of the stream: an insert, a loop seam, a chunk of the track, or the hand-over at its end.
     mutating func step(_ env: some DecoderEnvironment) {
+        if case let .opening(opening) = phase {
+            awaitLive(opening, env)
+            return
+        }
         if !inserts.isEmpty, writeInsert(env) { return }
         guard case .decoding(var cursor, let next) = phase, let device else { return }
-        let region = practice.region(entry: cursor.item.entryID, position: cursor.position, passes: cursor.passes)
-            ?? cursor.span?.loop(position: cursor.position, seams: cursor.passes)
+        let region = cursor.item.isLive ? nil
+            : practice.region(entry: cursor.item.entryID, position: cursor.position, passes: cursor.passes)
+                ?? cursor.span?.loop(position: cursor.position, seams: cursor.passes)
         if let region, cursor.position >= region.end {
             _ = loopSeam(region, env)
             return
@@ -342,6 +410,27 @@ struct DecoderMachine {
         return !inserts.isEmpty
     }
 
+    /// A step while a stream connects: waits a little, begins it once audio is in, or moves on when it failed.
+    private mutating func awaitLive(_ opening: Opening, _ env: some DecoderEnvironment) {
+        switch env.liveReadiness(opening.item) {
+        case .pending:
+            env.waitForLive()
+        case let .failed(reason):
+            failed(opening.item, reason, env)
+        case .ready:
+            switch opening.how {
+            case let .start(countIn):
+                start(opening.item, at: 0, countIn: countIn, env)
+            case .advance:
+                phase = .idle
+                advance(to: opening.item, env)
+                if case let .decoding(cursor, .unknown) = phase, case .known = opening.next {
+                    phase = .decoding(cursor, next: opening.next)
+                }
+            }
+        }
+    }
+
     // MARK: hand-over
 
     /// The track being decoded reached its end (or failed mid-stream).
@@ -364,12 +453,25 @@ struct DecoderMachine {
             phase = .idle
             return
         }
+        if item.isLive {
+            switch env.liveReadiness(item) {
+            case .pending:
+                // What is in the ring plays out meanwhile.
+                phase = .opening(Opening(item: item, how: .advance, next: .unknown))
+                return
+            case let .failed(reason):
+                failed(item, reason, env)
+                return
+            case .ready:
+                break
+            }
+        }
         let source: AudioFormat
         let first: Int64
         do throws(DecoderError) {
             source = try env.openDecoder(item, at: nil)
-            first = item.span.map { SpanFrames($0, rate: source.sampleRate).start } ?? 0
-            if first > 0 { try env.seek(to: first) }
+            first = item.isLive ? env.liveFrame : item.span.map { SpanFrames($0, rate: source.sampleRate).start } ?? 0
+            if first > 0, !item.isLive { try env.seek(to: first) }
         } catch {
             failed(item, error.description, env)
             return
@@ -420,8 +522,11 @@ struct DecoderMachine {
         var passes = 0, next = Successor.unknown
         if case let .decoding(cursor, known) = phase, cursor.item == point.item { (passes, next) = (cursor.passes, known) }
         let source: AudioFormat
+        var point = point
         do throws(DecoderError) {
             source = try env.openDecoder(point.item, at: point.frame)
+            // A stream goes back only as far as its ring still holds.
+            if point.item.isLive { point.frame = env.liveFrame }
         } catch {
             failed(point.item, error.description, env)
             return
@@ -490,7 +595,8 @@ struct DecoderMachine {
 
     /// The tempo `item` plays at: its own, unless the listener changed it while it played; else the listener's.
     private func tempo(for item: PlayableItem) -> Double {
-        entryTempo.tempo(of: item.entryID, own: item.ownTempo, listener: listenerTempo)
+        if item.isLive { return 1 }
+        return entryTempo.tempo(of: item.entryID, own: item.ownTempo, listener: listenerTempo)
     }
 
     private mutating func setTempo(_ value: Double, continuous: Bool, _ env: some DecoderEnvironment) {

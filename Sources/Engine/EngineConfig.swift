@@ -1,4 +1,5 @@
 import AudioCore
+import Streams
 
 /// How the engine treats a change of sample format between tracks.
 public enum FormatPolicy: Sendable, Hashable {
@@ -28,6 +29,8 @@ public struct EngineConfig: Sendable {
     public var realtimePriority: Int32? = 40
     /// Retry interval while the device is missing.
     public var deviceRetryMilliseconds = 1000
+    /// Network streams' buffer and bounds (their history is set to cover `decodeAheadMilliseconds`).
+    public var streams = StreamSettings()
 
     public init() {}
 }

@@ -20,6 +20,12 @@ public enum EngineEvent: Sendable, Equatable {
     case underrun
     /// The speed trainer raised the tempo at a loop seam (the new tempo, 1 = normal).
     case tempoChanged(Double)
+    /// A network stream's station name (ICY `icy-name`), as received.
+    case streamName(EntryID, String)
+    /// A network stream's title now (ICY `StreamTitle`, or an Ogg link's comments), as received.
+    case streamTitle(EntryID, String)
+    /// Something about a network stream worth a log line: a reconnect, a buffer that ran dry.
+    case streamNotice(EntryID, String)
 }
 
 /// A request to the decoder thread.

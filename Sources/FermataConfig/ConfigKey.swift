@@ -59,6 +59,10 @@ struct ConfigKey: Sendable {
                 $0.contains("..") || $0.hasPrefix("/") ? "must be a folder inside the music directory (no /, no ..)" : nil
             },
             integer("web.upload_max_mb", \.webUploadMaxMB, 1...4096, "The largest file the web remote takes, in MiB."),
+            integer("streams.buffer_ms", \.streamBufferMilliseconds, 500...60_000, "Network stream audio buffered ahead (absorbs the network's jitter); a stream starts playing once this much is in."),
+            integer("streams.max_reconnects", \.streamMaxReconnects, 0...100, "Reconnects after a playing stream's connection fails (after 1, 2, 4 … 16 s); then it is skipped with the error."),
+            integer("streams.connect_timeout_ms", \.streamConnectTimeoutMilliseconds, 1000...120_000, "Time to resolve, connect to and (for https) shake hands with a stream's server."),
+            integer("streams.stall_seconds", \.streamStallSeconds, 2...300, "A stream connection that delivers nothing for this long is given up and reconnected."),
             text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from the device tree's model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },

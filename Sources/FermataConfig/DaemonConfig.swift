@@ -41,6 +41,11 @@ public struct DaemonConfig: Sendable, Equatable {
     public var webUploads = "incoming"
     /// `web.upload_max_mb`: the largest upload.
     public var webUploadMaxMB = 512
+    /// `[streams]`: network streams' buffer and bounds.
+    public var streamBufferMilliseconds = 2000
+    public var streamMaxReconnects = 5
+    public var streamConnectTimeoutMilliseconds = 10_000
+    public var streamStallSeconds = 10
     public var logLevel = LogLevel.info
     /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).
     public var poweroffRequest = "/run/fermata/poweroff"

@@ -237,8 +237,22 @@ public struct PlayerStatus: Sendable, Hashable {
     public var outputFormat: String?
     /// The last problem worth showing (a file that would not play, a missing device), or nil.
     public var lastError: String?
+    /// What a network stream playing now says of itself (its station and the title now), nil for a file.
+    public var stream: StreamTags?
 
     public init() {}
+}
+
+/// What a network stream says of itself as it plays: the station's name (ICY `icy-name`) and the title now (ICY
+/// `StreamTitle`, or an Ogg link's comments). Cleaned of control characters and bounded by the stream reader.
+public struct StreamTags: Sendable, Hashable {
+    public var name: String?
+    public var title: String?
+
+    public init(name: String? = nil, title: String? = nil) {
+        self.name = name
+        self.title = title
+    }
 }
 
 /// The one way to drive a player: the MPD handlers, the GPIO keymap, the CLI and the daemon all call only this.

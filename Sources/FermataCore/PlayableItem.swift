@@ -12,6 +12,16 @@ public struct PlayableItem: Sendable, Hashable {
     /// The part of the file to play, its passes and its tempo (nil: all of it, once, at the listener's tempo).
     public var span: PlaySpan?
 
+    /// Whether it is a network stream (an http or https URL) rather than a file: played live, with no length, no
+    /// seeking and no loop.
+    public var isLive: Bool { Self.isLive(path) }
+
+    /// Whether a queue URI or path names a network stream (http or https, any case).
+    public static func isLive(_ uri: String) -> Bool {
+        let scheme = uri.prefix(8).lowercased()
+        return scheme.hasPrefix("http://") || scheme.hasPrefix("https://")
+    }
+
     public init(entryID: EntryID, path: String, replayGain: Double = 1, span: PlaySpan? = nil) {
         self.entryID = entryID
         self.path = path

@@ -17,6 +17,8 @@ extension Player {
         case queueFull
         /// `rangeid` on the entry playing (MPD refuses it too).
         case currentEntryLocked
+        /// A seek, or a loop mark, in a network stream (MPD's words).
+        case notSeekable
 
         public var description: String {
             switch self {
@@ -28,6 +30,7 @@ extension Player {
             case let .invalidValue(what): "invalid value: \(what)"
             case .queueFull: "the queue holds at most \(Player.maxQueueLength) entries"
             case .currentEntryLocked: "Cannot edit the current song"
+            case .notSeekable: "Not seekable"
             }
         }
     }

@@ -98,4 +98,6 @@ public struct QueueView: Sendable {
     public var consume: Bool
     /// Consume switches itself off after one entry (MPD's `consume: oneshot`).
     public var consumeOneshot = false
+    /// What the network streams in the queue said of themselves.
+    public var streams: [EntryID: StreamTags] = [:]
 }

@@ -42,7 +42,7 @@ extension Player {
     /// if the entry is still current.
     func resolveIdleRate() async {
         guard status().sourceSampleRate == 0, let id = state.current, let entry = state.queue.entry(id: id),
-              let rate = await sampleRate(ofURI: entry.uri) else { return }
+              !PlayableItem.isLive(entry.uri), let rate = await sampleRate(ofURI: entry.uri) else { return }
         await stepLogged(.idleRateResolved(id, rate: rate))
     }
 

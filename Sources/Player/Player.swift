@@ -137,6 +137,11 @@ public actor Player: PlayerControl {
             changeSink.yield(.player)
         case .ended: await stepLogged(.ended)
         case let .tempoChanged(tempo): await stepLogged(.tempoChanged(tempo))
+        case let .streamName(entry, name): await stepLogged(.streamTags(entry, name: name, title: nil))
+        case let .streamTitle(entry, title):
+            logger.info("stream entry \(entry): \(title.isEmpty ? "(no title)" : title)")
+            await stepLogged(.streamTags(entry, name: nil, title: title))
+        case let .streamNotice(_, text): logger.notice("\(text)")
         case let .deviceLost(reason):
             logger.warning("audio device lost or absent (\(reason)); retrying every \(engine.config.deviceRetryMilliseconds) ms")
         case .deviceRestored:

@@ -45,6 +45,8 @@ enum PlayerCommand {
     case trackAudible(EntryID, generation: Int)
     case ended
     case tempoChanged(Double)
+    /// A network stream's name or title changed (nil: unchanged).
+    case streamTags(EntryID, name: String?, title: String?)
 }
 
 /// One order to the engine, as `PlaybackEngine`'s methods take it. Starts are numbered by the state (the transport's

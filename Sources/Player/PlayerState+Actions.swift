@@ -286,6 +286,7 @@ extension PlayerState {
     mutating func seekEntry(_ id: EntryID, seconds: Double, rate: Int?, _ step: inout PlayerStep) throws {
         guard transport.isStopped || position(step.heard).entryID != id else { return try seek(to: seconds, &step) }
         guard let entry = queue.entry(id: id) else { throw Player.ActionError.noSuchEntry(id) }
+        if PlayableItem.isLive(entry.uri), seconds > 0 { throw Player.ActionError.notSeekable }
         let frame = rate.map { FrameTime.frames(seconds: seconds, rate: $0) } ?? 0
         let stopped = transport.isStopped
         begin(entry, atFrame: frame, rate: rate, countingIn: stopped, paused: stopped ? false : nil, songStarted: false,
@@ -298,6 +299,8 @@ extension PlayerState {
         guard !transport.isStopped, let entry = position.entryID ?? current, position.sourceRate > 0 else {
             throw Player.ActionError.notPlaying
         }
+        // A stream has no place to go back to: no seek, no loop mark.
+        if let uri = queue.entry(id: entry)?.uri, PlayableItem.isLive(uri) { throw Player.ActionError.notSeekable }
         return (entry, position.sourceRate, position.sourceFrame)
     }
 

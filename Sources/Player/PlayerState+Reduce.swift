@@ -90,6 +90,7 @@ extension PlayerState {
         case let .tempoChanged(tempo):
             modes.tempoPercent = PlayerModes.percent(ofRatio: tempo)
             step.changed(.player)
+        case let .streamTags(entry, name, title): streamTagsChanged(entry, name: name, title: title, &step)
         }
     }
 

@@ -19,6 +19,8 @@ struct PlayerState {
     var lastError: String?
     /// Entries that could not be played, with the reason (typed decoder error as text).
     var failures: [EntryID: String] = [:]
+    /// What each network stream in the queue said of itself last (not saved: a stream says it again).
+    var streamTags: [EntryID: StreamTags] = [:]
     /// A command changed the tempo or the loop since the current entry started: a practice memory arriving now is
     /// refused (the listener's change wins).
     var practiceTouched = false
@@ -111,16 +113,16 @@ struct PlayerState {
     /// The queue, the current and the next entry as the protocol shows them.
     var queueView: QueueView {
         QueueView(queue: queue, current: current, upcoming: nextForStatus?.id, consume: modes.consume != .off,
-                  consumeOneshot: modes.consume == .oneshot)
+                  consumeOneshot: modes.consume == .oneshot, streams: streamTags)
     }
 
     // MARK: what the engine is given
 
     func path(for uri: String) -> String { Self.path(for: uri, in: musicDirectory) }
 
-    /// A queue URI as a file path: relative ones under `musicDirectory`, absolute ones as they are.
+    /// A queue URI as a file path: relative ones under `musicDirectory`, absolute ones and stream URLs as they are.
     static func path(for uri: String, in musicDirectory: String?) -> String {
-        guard !uri.hasPrefix("/"), let musicDirectory else { return uri }
+        guard !uri.hasPrefix("/"), !PlayableItem.isLive(uri), let musicDirectory else { return uri }
         return musicDirectory + "/" + uri
     }
 
@@ -177,6 +179,7 @@ struct PlayerState {
         status.replayGain = modes.replayGain
         status.outputFormat = heard.deviceFormat?.description
         status.lastError = heard.waitingForDevice ? "waiting for the audio device" : lastError
+        if let entry, PlayableItem.isLive(entry.uri) { status.stream = streamTags[entry.id] ?? StreamTags() }
         return status
     }
 

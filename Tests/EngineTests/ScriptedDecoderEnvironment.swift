@@ -26,6 +26,7 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
         case insert(frames: Int)
         case overlay(Bool)
         case event(EngineEvent)
+        case waitedForLive
     }
 
     private(set) var actions: [Action] = []
@@ -39,6 +40,8 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
     var tracks: [String: Track] = [:]
     /// Paths whose open fails.
     var unreadable: Set<String> = []
+    /// Network streams' readiness by URL (a stream not listed is ready).
+    var live: [String: LiveReadiness] = [:]
     var outputIsClosed = true
     /// The listener's place in the ring (what a splice answers); by default the end of what was written.
     var listener: Int?
@@ -91,6 +94,10 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
     }
 
     func taggedBPM(of item: PlayableItem) -> Double? { 120 }
+
+    func liveReadiness(_ item: PlayableItem) -> LiveReadiness { live[item.path] ?? .ready }
+    func waitForLive() { actions.append(.waitedForLive) }
+    var liveFrame: Int64 { decoderPosition }
 
     func configureConverter(source: AudioFormat, device: AudioFormat, gain: Double) {
         actions.append(.configure(source: source, device: device))

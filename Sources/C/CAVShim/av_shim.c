@@ -44,6 +44,12 @@ static struct {
     void (*dict_free)(AVDictionary **);
     void (*log_set_level)(int);
     int (*strerror)(int, char *, size_t);
+    void *(*malloc)(size_t);
+    void (*freep)(void *);
+    AVIOContext *(*avio_alloc)(unsigned char *, int, int, void *, int (*)(void *, uint8_t *, int),
+                               int (*)(void *, const uint8_t *, int), int64_t (*)(void *, int64_t, int));
+    void (*avio_free)(AVIOContext **);
+    const AVInputFormat *(*find_input_format)(const char *);
 } av;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -89,6 +95,11 @@ static void load(void) {
     *(void **)&av.dict_free = symbol(util, "av_dict_free");
     *(void **)&av.log_set_level = symbol(util, "av_log_set_level");
     *(void **)&av.strerror = symbol(util, "av_strerror");
+    *(void **)&av.malloc = symbol(util, "av_malloc");
+    *(void **)&av.freep = symbol(util, "av_freep");
+    *(void **)&av.avio_alloc = symbol(format, "avio_alloc_context");
+    *(void **)&av.avio_free = symbol(format, "avio_context_free");
+    *(void **)&av.find_input_format = symbol(format, "av_find_input_format");
     if (load_error[0]) return;
     av.log_set_level(AV_LOG_QUIET);
     loaded = 1;
@@ -119,6 +130,9 @@ struct fm_av {
     int64_t deadline_cpu_ns;  /* the calling thread's CPU time past which the current call gives up, 0 for none */
     int64_t deadline_wall_ns; /* and its CLOCK_MONOTONIC time (a call stalled, not spinning), 0 for none */
     int deadline_ms;
+    AVIOContext *io;     /* a stream's reader (fm_av_open_stream), else NULL */
+    fm_av_read_fn read;
+    void *read_opaque;
 };
 
 static int64_t clock_ns(clockid_t clock) {
@@ -162,6 +176,10 @@ void fm_av_close(fm_av *h) {
     if (h->packet) av.packet_free(&h->packet);
     if (h->codec) av.free_codec(&h->codec);
     if (h->format) av.close_input(&h->format);
+    if (h->io) {
+        av.freep(&h->io->buffer);
+        av.avio_free(&h->io);
+    }
     free(h->out);
     free(h);
 }
@@ -181,40 +199,26 @@ static int open_codec(fm_av *h) {
     return av.codec_open(h->codec, h->decoder, NULL);
 }
 
-fm_av *fm_av_open(const char *path, int deadline_ms, fm_av_info *info, char *err, size_t err_size) {
-    if (!fm_av_available(err, err_size)) return NULL;
-    fm_av *h = calloc(1, sizeof *h);
-    if (!h) { say(err, err_size, "out of memory", 0); return NULL; }
-    h->deadline_ms = deadline_ms;
-    h->format = av.alloc_context();
-    if (!h->format) { say(err, err_size, "out of memory", 0); free(h); return NULL; }
-    h->format->interrupt_callback.callback = interrupted;
-    h->format->interrupt_callback.opaque = h;
-    AVDictionary *options = NULL;
-    av.dict_set(&options, "ignore_editlist", "1", 0);
-    av.dict_set(&options, "probesize", "1000000", 0);
-    arm(h);
-    int rc = av.open_input(&h->format, path, NULL, &options);
-    av.dict_free(&options);
-    if (rc < 0) { say(err, err_size, "cannot open", rc); h->format = NULL; fm_av_close(h); return NULL; }
+/* After the demuxer is open: the audio stream, its decoder and the output layout. 0 on success (else h is closed). */
+static int finish_open(fm_av *h, fm_av_info *info, int want_codec, char *err, size_t err_size) {
     h->format->max_analyze_duration = 2 * AV_TIME_BASE;
-    rc = av.find_stream_info(h->format, NULL);
-    if (rc < 0) { say(err, err_size, "no stream information", rc); fm_av_close(h); return NULL; }
+    int rc = av.find_stream_info(h->format, NULL);
+    if (rc < 0) { say(err, err_size, "no stream information", rc); fm_av_close(h); return -1; }
     const AVCodec *decoder = NULL;
     h->stream = av.find_best_stream(h->format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0);
-    if (h->stream < 0 || !decoder) { say(err, err_size, "no audio stream FFmpeg can decode", 0); fm_av_close(h); return NULL; }
+    if (h->stream < 0 || !decoder) { say(err, err_size, "no audio stream FFmpeg can decode", 0); fm_av_close(h); return -1; }
     for (unsigned i = 0; i < h->format->nb_streams; i++)
         if ((int)i != h->stream) h->format->streams[i]->discard = AVDISCARD_ALL;
     AVStream *stream = h->format->streams[h->stream];
     h->decoder = decoder;
     rc = open_codec(h);
-    if (rc < 0) { say(err, err_size, "cannot open the decoder", rc); fm_av_close(h); return NULL; }
+    if (rc < 0) { say(err, err_size, "cannot open the decoder", rc); fm_av_close(h); return -1; }
     h->packet = av.packet_alloc();
     h->frame = av.frame_alloc();
-    if (!h->packet || !h->frame) { say(err, err_size, "out of memory", 0); fm_av_close(h); return NULL; }
+    if (!h->packet || !h->frame) { say(err, err_size, "out of memory", 0); fm_av_close(h); return -1; }
     int channels = h->codec->ch_layout.nb_channels;
     if (channels < 1 || channels > 8 || h->codec->sample_rate <= 0) {
-        say(err, err_size, "unsupported channel count or sample rate", 0); fm_av_close(h); return NULL;
+        say(err, err_size, "unsupported channel count or sample rate", 0); fm_av_close(h); return -1;
     }
     memset(info, 0, sizeof *info);
     switch (h->codec->sample_fmt) {
@@ -224,7 +228,7 @@ fm_av *fm_av_open(const char *path, int deadline_ms, fm_av_info *info, char *err
         info->sample = FM_AV_S32;
         info->bits = h->codec->bits_per_raw_sample > 0 ? h->codec->bits_per_raw_sample : 32;
         break;
-    default: say(err, err_size, "unsupported sample format", 0); fm_av_close(h); return NULL;
+    default: say(err, err_size, "unsupported sample format", 0); fm_av_close(h); return -1;
     }
     h->sample = info->sample;
     h->planar = h->codec->sample_fmt == AV_SAMPLE_FMT_FLTP || h->codec->sample_fmt == AV_SAMPLE_FMT_S16P
@@ -236,8 +240,69 @@ fm_av *fm_av_open(const char *path, int deadline_ms, fm_av_info *info, char *err
     info->tb_num = stream->time_base.num;
     info->tb_den = stream->time_base.den;
     info->first_pts = stream->start_time == AV_NOPTS_VALUE ? 0 : stream->start_time;
-    if (info->codec == 0) { say(err, err_size, "not AAC or ALAC", 0); fm_av_close(h); return NULL; }
+    if (want_codec && info->codec != want_codec) { say(err, err_size, "not AAC or ALAC", 0); fm_av_close(h); return -1; }
+    if (!want_codec && info->codec == 0) { say(err, err_size, "not AAC or ALAC", 0); fm_av_close(h); return -1; }
+    return 0;
+}
+
+static fm_av *new_handle(int deadline_ms, char *err, size_t err_size) {
+    if (!fm_av_available(err, err_size)) return NULL;
+    fm_av *h = calloc(1, sizeof *h);
+    if (!h) { say(err, err_size, "out of memory", 0); return NULL; }
+    h->deadline_ms = deadline_ms;
+    h->format = av.alloc_context();
+    if (!h->format) { say(err, err_size, "out of memory", 0); free(h); return NULL; }
+    h->format->interrupt_callback.callback = interrupted;
+    h->format->interrupt_callback.opaque = h;
     return h;
+}
+
+fm_av *fm_av_open(const char *path, int deadline_ms, fm_av_info *info, char *err, size_t err_size) {
+    fm_av *h = new_handle(deadline_ms, err, err_size);
+    if (!h) return NULL;
+    AVDictionary *options = NULL;
+    av.dict_set(&options, "ignore_editlist", "1", 0);
+    av.dict_set(&options, "probesize", "1000000", 0);
+    arm(h);
+    int rc = av.open_input(&h->format, path, NULL, &options);
+    av.dict_free(&options);
+    if (rc < 0) { say(err, err_size, "cannot open", rc); h->format = NULL; fm_av_close(h); return NULL; }
+    return finish_open(h, info, 0, err, err_size) == 0 ? h : NULL;
+}
+
+/* FFmpeg's read callback for a stream: the caller's bytes, its end or failure as FFmpeg's end of file. */
+static int io_read(void *opaque, uint8_t *buffer, int size) {
+    fm_av *h = opaque;
+    int count = h->read(h->read_opaque, buffer, size);
+    return count > 0 ? count : AVERROR_EOF;
+}
+
+fm_av *fm_av_open_stream(fm_av_read_fn read, void *opaque, int deadline_ms, fm_av_info *info, char *err,
+                         size_t err_size) {
+    fm_av *h = new_handle(deadline_ms, err, err_size);
+    if (!h) return NULL;
+    const AVInputFormat *adts = av.find_input_format("aac");
+    enum { io_size = 16384 };
+    unsigned char *buffer = av.malloc(io_size);
+    h->read = read;
+    h->read_opaque = opaque;
+    h->io = buffer && adts ? av.avio_alloc(buffer, io_size, 0, h, io_read, NULL, NULL) : NULL;
+    if (!h->io) {
+        if (buffer) av.freep(&buffer);
+        say(err, err_size, adts ? "out of memory" : "FFmpeg has no ADTS demuxer", 0);
+        fm_av_close(h);
+        return NULL;
+    }
+    h->io->seekable = 0;
+    h->format->pb = h->io;
+    h->format->flags |= AVFMT_FLAG_CUSTOM_IO;
+    AVDictionary *options = NULL;
+    av.dict_set(&options, "probesize", "65536", 0);
+    arm(h);
+    int rc = av.open_input(&h->format, NULL, adts, &options);
+    av.dict_free(&options);
+    if (rc < 0) { say(err, err_size, "cannot open", rc); h->format = NULL; fm_av_close(h); return NULL; }
+    return finish_open(h, info, 1, err, err_size) == 0 ? h : NULL;
 }
 
 /* Copies h->frame into h->out, interleaved in the output layout. */

@@ -38,6 +38,13 @@ const char *fm_av_sonames(void);
 fm_av *fm_av_open(const char *path, int deadline_ms, fm_av_info *info, char *err, size_t err_size);
 void fm_av_close(fm_av *handle);
 
+/* A stream's bytes, in order: the count read into buffer (at most size), 0 at the end or on a failure. Called on
+ * the thread that calls fm_av_open_stream and fm_av_next. */
+typedef int (*fm_av_read_fn)(void *opaque, unsigned char *buffer, int size);
+/* Opens raw ADTS AAC read through `read` (no seeking) and its decoder, as fm_av_open does a file. */
+fm_av *fm_av_open_stream(fm_av_read_fn read, void *opaque, int deadline_ms, fm_av_info *info, char *err,
+                         size_t err_size);
+
 /* Decodes the next frame. Returns its frame count (> 0), 0 at the end, < 0 on an error (reason in err).
  * *samples points at interleaved samples in info.sample layout, valid until the next call; *pts is the frame's
  * timestamp in the stream's time base (INT64_MIN when unknown). */
