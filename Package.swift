@@ -300,6 +300,9 @@ let testTargets: [Target] = [
     .testTarget(name: "DaemonE2ETests", dependencies: ["AudioCore", "TestSupport", "MPDProtocol"]),
     .testTarget(name: "DecodersTests", dependencies: ["AudioCore", "Decoders", "FermataCore", "TestSupport"]),
     .testTarget(name: "StreamsTests", dependencies: ["AudioCore", "Streams", "FermataCore", "TestSupport"]),
+    // Network streams end to end: a real Icecast 2 fed by ffmpeg, a hostile HTTP server of the tests' own
+    // (Tests/Tools/streams), the real fermatad.
+    .testTarget(name: "StreamE2ETests", dependencies: ["TestSupport"]),
     .testTarget(
         name: "LibraryTests",
         dependencies: ["Library", "DatabaseFile", "AudioCore", "Decoders", "FermataCore", "TestSupport",

@@ -11,6 +11,7 @@ packages=(
     flac vorbis-tools alsa-utils python3 mpc python3-mpd sqlite3 python3-pip snapserver snapclient mpd           # tests and demo
     lame mpg123 opus-tools ffmpeg atomicparsley python3-mutagen                                                   # lossy fixtures, reference decoders
     chromium chromium-driver python3-selenium iproute2 python3-venv                                              # the web remote in a browser
+    icecast2 curl                                                                                                # network streams
 )
 # WebE2ETests' API check also wants schemathesis, which Debian does not package (without it that one test is skipped):
 #   python3 -m venv ~/.cache/fermata-st && ~/.cache/fermata-st/bin/pip install schemathesis

@@ -149,6 +149,7 @@ public actor CardService {
         case let .playlist(name): source = .storedPlaylist(name: name, range: nil)
         case let .album(name): source = .matching(SongQuery(filter: .string(.tag(.album), StringMatch(.equals, name))))
         case let .folder(path), let .piece(path): source = .uri(path, recursive: true)
+        case let .stream(url): source = .uri(url, recursive: false)
         case .action: return
         }
         do {

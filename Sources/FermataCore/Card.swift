@@ -39,17 +39,19 @@ public struct CardBinding: Sendable, Equatable {
 }
 
 /// What a card plays: a stored playlist, an album (by its tag), a folder of the music directory, a practice piece (one
-/// file, with its practice memory or the card's own loop and tempo), or a control action (`play-pause`, `next`,
-/// `volume+5`, …). A value; any thread.
+/// file, with its practice memory or the card's own loop and tempo), a network stream (a radio station's http(s) URL,
+/// or its playlist's), or a control action (`play-pause`, `next`, `volume+5`, …). A value; any thread.
 public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
     case playlist(String)
     case album(String)
     case folder(String)
     case piece(String)
+    /// An http or https URL, as written (a card reads `https://radio.example/live` directly).
+    case stream(String)
     case action(String)
 
-    public static let expected =
-        "expected \"playlist:NAME\", \"album:NAME\", \"folder:PATH\", \"piece:FILE\" or \"action:ACTION\""
+    public static let expected = "expected \"playlist:NAME\", \"album:NAME\", \"folder:PATH\", \"piece:FILE\", "
+        + "an http(s) URL or \"action:ACTION\""
 
     public init?(parsing text: String) {
         guard let colon = text.firstIndex(of: ":") else { return nil }
@@ -61,6 +63,9 @@ public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
         case "folder": self = .folder(value)
         case "piece": self = .piece(value)
         case "action": self = .action(value)
+        case "http", "https":
+            guard PlayableItem.isLive(text), !text.contains(" ") else { return nil }
+            self = .stream(text)
         default: return nil
         }
     }
@@ -71,6 +76,7 @@ public enum CardTarget: Sendable, Hashable, CustomStringConvertible {
         case let .album(name): "album:" + name
         case let .folder(path): "folder:" + path
         case let .piece(path): "piece:" + path
+        case let .stream(url): url
         case let .action(action): "action:" + action
         }
     }

@@ -76,6 +76,8 @@ final class HTTPConnection: StreamByteSource {
             guard let handle else { throw .cancelled }
             if fm_curl_pump(handle, Self.pollMilliseconds) == 0 {
                 try finish()
+                // A last response with no body (a redirect without a Location): its head says what it was.
+                if head == nil { head = reader.complete }
                 if head == nil { throw .network("the server closed the connection before answering") }
                 break
             }
@@ -83,7 +85,11 @@ final class HTTPConnection: StreamByteSource {
                 throw .network("no answer within \(limits.headTimeout.components.seconds) s")
             }
         }
-        return head!
+        // libcurl fails only 4xx and 5xx; a redirect without a Location or a made-up status would pass as a body.
+        guard let head, (200..<300).contains(head.status) else {
+            throw .refused("the server answered HTTP \(head?.status ?? 0)\(head?.status == 0 ? " (no status)" : "")")
+        }
+        return head
     }
 
     /// Reads body bytes: at least one, waiting as needed; 0 at the end of the body.
@@ -132,6 +138,10 @@ final class HTTPConnection: StreamByteSource {
             throw .refused(text)
         case 60, 58, 83, 90, 91:  // certificate problems: a retry will not help
             throw .refused("TLS: \(text)")
+        case 28 where head == nil:  // CURLE_OPERATION_TIMEDOUT before any answer
+            throw .network("the server sent nothing for \(limits.stallSeconds) s (libcurl: \(text))")
+        case 27 where head == nil:  // CURLE_OUT_OF_MEMORY: libcurl's answer to a header line over its 100 KiB limit
+            throw .refused("the server's headers are too large (libcurl: \(text))")
         default:
             throw .network(text)
         }

@@ -9,6 +9,8 @@ public struct ResponseHead: Sendable, Equatable {
     public var icyName: String?
     /// `Content-Encoding` other than identity (an encoded body is not audio a decoder can read).
     public var contentEncoding: String?
+    /// `Content-Length`: a finite body (a file on a web server); a live stream has none.
+    public var contentLength: Int64?
 }
 
 /// Reads a response's header lines as libcurl hands them over, one at a time (every response of a redirect chain in
@@ -64,6 +66,8 @@ struct ResponseHeadReader {
         case "icy-name":
             let name = NetworkText.clean(value, limit: 256)
             head.icyName = name.isEmpty ? nil : name
+        case "content-length":
+            head.contentLength = Int64(value).flatMap { $0 >= 0 ? $0 : nil }
         case "content-encoding":
             let encoding = value.lowercased()
             head.contentEncoding = encoding == "identity" || encoding.isEmpty ? nil : NetworkText.clean(encoding, limit: 32)

@@ -87,7 +87,7 @@ public final class StreamSession: Sendable {
         var played = StreamProgress()
         while true {
             do throws(StreamError) {
-                try play(url, depth: 0, progress: &played)
+                try play(url, from: [], progress: &played)
                 finish(.ended)
                 return
             } catch .cancelled {
@@ -111,9 +111,10 @@ public final class StreamSession: Sendable {
         }
     }
 
-    /// Plays `url` until its end; a playlist plays its first entry that works.
-    private func play(_ url: String, depth: Int, progress: inout StreamProgress) throws(StreamError) {
+    /// Plays `url` until its end; a playlist plays its first entry that works. `lists`: the playlists that led here.
+    private func play(_ url: String, from lists: [String], progress: inout StreamProgress) throws(StreamError) {
         guard StreamURL.isStream(url) else { throw .refused("\(url) is not an http or https URL") }
+        guard !lists.contains(url) else { throw .content("a playlist that lists itself") }
         let connection = try HTTPConnection(url: url, limits: settings.limits, cancelled: { [self] in isCancelled })
         let head = try connection.awaitHead()
         if let encoding = head.contentEncoding {
@@ -131,16 +132,20 @@ public final class StreamSession: Sendable {
                            + "Opus, FLAC) nor a playlist")
         }
         if format == .playlist {
-            try playPlaylist(peeked, head: head, depth: depth, progress: &progress)
+            try playPlaylist(peeked, url: url, head: head, from: lists, progress: &progress)
             return
         }
         let decoder = try StreamDecoders.open(format, source: peeked) { [report] title in report(.title(title)) }
         try pump(decoder, progress: &progress)
+        // A body with no length is a live stream: its end is the server going away, not the song's end.
+        if head.contentLength == nil { throw .network("the server ended the stream") }
     }
 
-    private func playPlaylist(_ source: PeekedSource, head: ResponseHead, depth: Int,
+    private func playPlaylist(_ source: PeekedSource, url: String, head: ResponseHead, from lists: [String],
                               progress: inout StreamProgress) throws(StreamError) {
-        guard depth < RemotePlaylist.maxDepth else { throw .content("playlists nested over \(RemotePlaylist.maxDepth) deep") }
+        guard lists.count < RemotePlaylist.maxDepth else {
+            throw .content("playlists nested over \(RemotePlaylist.maxDepth) deep")
+        }
         // The peeked head comes again first: the whole list is read here, within its bound.
         var bytes: [UInt8] = []
         let chunk = ScratchBytes(count: 4096)
@@ -162,7 +167,7 @@ public final class StreamSession: Sendable {
         var last = StreamError.content("a playlist that names no stream")
         for entry in entries {
             do throws(StreamError) {
-                try play(entry, depth: depth + 1, progress: &progress)
+                try play(entry, from: lists + [url], progress: &progress)
                 return
             } catch .cancelled {
                 throw .cancelled

@@ -10,6 +10,7 @@ struct fm_curl {
     CURLM *multi;
     CURL *easy;
     struct curl_slist *headers;
+    struct curl_slist *aliases;
     void *context;
     fm_curl_data_fn on_body;
     fm_curl_data_fn on_header;
@@ -64,8 +65,10 @@ fm_curl *fm_curl_open(const fm_curl_settings *s, void *context, fm_curl_data_fn 
     ok &= curl_easy_setopt(e, CURLOPT_WRITEDATA, h) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_HEADERDATA, h) == CURLE_OK;
-    /* SHOUTcast v1's "ICY 200 OK" status line libcurl reads as HTTP/1.0; HTTP/0.9 (no status line at all) stays
-       refused, so a server that answers with anything but HTTP is an error, not a body. */
+    /* SHOUTcast v1 answers "ICY 200 OK", which libcurl 7.88 takes for HTTP/0.9 (refused) unless it is named an alias
+       of "HTTP/1.0 200 OK"; HTTP/0.9 itself stays refused, so a server answering with anything but HTTP is an error. */
+    h->aliases = curl_slist_append(NULL, "ICY 200 OK");
+    ok &= h->aliases && curl_easy_setopt(e, CURLOPT_HTTP200ALIASES, h->aliases) == CURLE_OK;
     /* TLS through the system's certificate store (libcurl's default CA path on Debian), peers verified. */
     ok &= curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 1L) == CURLE_OK;
     ok &= curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 2L) == CURLE_OK;
@@ -89,6 +92,7 @@ void fm_curl_close(fm_curl *h) {
     if (h->easy) curl_easy_cleanup(h->easy);
     if (h->multi) curl_multi_cleanup(h->multi);
     if (h->headers) curl_slist_free_all(h->headers);
+    if (h->aliases) curl_slist_free_all(h->aliases);
     free(h);
 }
 
