@@ -79,7 +79,7 @@ final class StreamDaemon: Sendable {
     let process: FermatadProcess
 
     /// `output`: `null` (paced) or `file:PATH` (`$ROOT`: the daemon's directory); `config`: extra configuration text.
-    init(output: String = "null", config: String = "") throws {
+    init(output: String = "null", config: String = "", launcher: [String] = []) throws {
         root = try TemporaryDirectory(prefix: "fermata-streams")
         try FileManager.default.createDirectory(atPath: root.file("music"), withIntermediateDirectories: true)
         try Data(("# stream tests\n" + config).utf8).write(to: root.url("fermata.toml"))
@@ -87,7 +87,7 @@ final class StreamDaemon: Sendable {
             arguments: ["--config", root.file("fermata.toml"), "--music", root.file("music"), "--state", root.file("state"),
                         "--output", output.replacingOccurrences(of: "$ROOT", with: root.path), "--socket", "",
                         "--board", "off"],
-            port: TestSocket.freePort(), logPath: root.file("fermatad.log"))
+            port: TestSocket.freePort(), logPath: root.file("fermatad.log"), launcher: launcher)
         guard process.waitUntilAnswering(within: Patience.stallSeconds) == .answering else {
             throw FermatadProcess.Failure(description: "fermatad did not answer:\n\(process.log)")
         }

@@ -81,7 +81,10 @@ public final class FermatadProcess: Sendable {
     /// Starts fermatad with `arguments` followed by `--listen 127.0.0.1:PORT` (and `--web ""` unless they say `--web`),
     /// appending its stdout and stderr to
     /// `logPath`. `environment` nil: this process's own.
-    public init(arguments: [String], port: Int, logPath: String, environment: [String: String]? = nil) throws {
+    /// `launcher`: a program that runs fermatad (its words come first, then fermatad's path and arguments), such as
+    /// a wrapper giving it a resolver of its own; it must end by exec'ing fermatad so signals reach it.
+    public init(arguments: [String], port: Int, logPath: String, environment: [String: String]? = nil,
+                launcher: [String] = []) throws {
         self.port = port
         self.logPath = logPath
         if !FileManager.default.fileExists(atPath: logPath) {
@@ -91,10 +94,11 @@ public final class FermatadProcess: Sendable {
         defer { try? handle.close() }
         handle.seekToEndOfFile()
         process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? Self.binary)
         // No web remote unless the test asks for one (`--web`): tests run side by side, and the default
         // 127.0.0.1:6680 is one port.
-        process.arguments = arguments + ["--listen", "127.0.0.1:\(port)"] + (arguments.contains("--web") ? [] : ["--web", ""])
+        process.arguments = (launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.binary])
+            + arguments + ["--listen", "127.0.0.1:\(port)"] + (arguments.contains("--web") ? [] : ["--web", ""])
         if let environment { process.environment = environment }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = handle
