@@ -303,6 +303,9 @@ let testTargets: [Target] = [
     // Network streams end to end: a real Icecast 2 fed by ffmpeg, a hostile HTTP server of the tests' own
     // (Tests/Tools/streams), the real fermatad.
     .testTarget(name: "StreamE2ETests", dependencies: ["TestSupport"]),
+    // The web remote in a real browser (Debian's chromium and chromedriver through selenium): the scenarios' scripts
+    // are in browser/.
+    .testTarget(name: "WebE2ETests", dependencies: ["TestSupport"], exclude: ["browser"]),
     .testTarget(
         name: "LibraryTests",
         dependencies: ["Library", "DatabaseFile", "AudioCore", "Decoders", "FermataCore", "TestSupport",

@@ -99,9 +99,11 @@ public struct DaemonRuntime: Sendable {
         await cards.start()
         // One throttle for every password: a guesser gains nothing by moving between the MPD port and the web page.
         let throttle = PasswordThrottle(first: .milliseconds(100), cap: .seconds(5))
+        // The passwords are kept whether or not the page is served, so `fermata web password` works before
+        // web.listen is opened.
+        let access = WebAccess(store: WebAccessStorage(database: database), throttle: throttle)
+        backend.webAccess.withLock { $0 = access }
         let web = config.webListen.map { listen in
-            let access = WebAccess(store: WebAccessStorage(database: database), throttle: throttle)
-            backend.webAccess.withLock { $0 = access }
             let webBackend = FermataWebBackend(backend: backend, library: library, config: config, cards: cards)
             let events = WebEvents(backend: webBackend)
             return (listen, access, webBackend, events)

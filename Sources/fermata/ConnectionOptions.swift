@@ -14,12 +14,16 @@ struct ConnectionOptions: ParsableArguments {
     var password: String?
 
     func connect() throws -> ControlConnection {
-        let environment = ProcessInfo.processInfo.environment
-        let own = UserPlaces.socketPath(environment).flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
-        let path = socket ?? environment["FERMATA_SOCKET"] ?? own ?? "/run/fermata/mpd.sock"
-        let connection = try ControlConnection(socketPath: path, host: host, port: port)
+        let connection = try ControlConnection(socketPath: Self.socketPath(socket), host: host, port: port)
         if let password { _ = try connection.command("password " + ControlConnection.quote(password)) }
         return connection
+    }
+
+    /// The Unix socket to use: `explicit`, else $FERMATA_SOCKET, else the user's own fermatad's, else the system's.
+    static func socketPath(_ explicit: String?) -> String {
+        let environment = ProcessInfo.processInfo.environment
+        let own = UserPlaces.socketPath(environment).flatMap { FileManager.default.fileExists(atPath: $0) ? $0 : nil }
+        return explicit ?? environment["FERMATA_SOCKET"] ?? own ?? "/run/fermata/mpd.sock"
     }
 }
 
@@ -35,8 +39,13 @@ enum ExitStatus {
 
 /// Runs `body` with a connection; prints `fermata: <reason>` on failure and exits with the documented status.
 func withConnection(_ options: ConnectionOptions, _ body: (ControlConnection) throws -> Void) throws {
+    try withConnection({ try options.connect() }, body)
+}
+
+/// `withConnection` for a command that makes its own connection (a Unix socket only, say).
+func withConnection(_ connect: () throws -> ControlConnection, _ body: (ControlConnection) throws -> Void) throws {
     do {
-        try body(try options.connect())
+        try body(try connect())
     } catch let failure as ControlConnection.Failure {
         FileHandle.standardError.write(Data("fermata: \(failure)\n".utf8))
         switch failure {

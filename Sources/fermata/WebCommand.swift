@@ -33,10 +33,10 @@ struct WebPassword: ParsableCommand {
             let password = try Self.ask()
             line += " " + ControlConnection.quote(password)
         }
-        var connection = ConnectionOptions()
-        connection.socket = socket
-        connection.host = nil
-        try withConnection(connection) { client in
+        // Its own connection: a ConnectionOptions made by hand has no parsed values to read (it trapped), and the
+        // password goes over the Unix socket only.
+        let path = ConnectionOptions.socketPath(socket)
+        try withConnection({ try ControlConnection(socketPath: path, host: nil, port: 0) }) { client in
             _ = try client.command(line)
             print(remove ? "the \(role.rawValue)'s web password is removed" : "the \(role.rawValue)'s web password is set")
         }

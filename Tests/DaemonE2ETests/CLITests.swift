@@ -118,6 +118,29 @@ struct CLITests {
         }
     }
 
+    /// `fermata web password` with the password on a pipe (as a script gives it): the owner's and the guest's are set
+    /// through the socket, and a removed one is gone. It trapped ("Can't read a value from a parsable argument
+    /// definition") on a ConnectionOptions made by hand.
+    @Test func webPasswordsFromAPipe() async throws {
+        try await Daemon.with { daemon async throws in
+            let socket = daemon.socketPath
+            func web(_ arguments: [String], input: String?) async throws -> ProgramResult {
+                try await onThread {
+                    try ProgramResult.run(Programs.built("fermata"), ["web", "password"] + arguments + ["--socket", socket],
+                                          environment: Programs.environment, input: input.map { Data($0.utf8) })
+                }
+            }
+            let owner = try await web([], input: "owner-secret-1\n")
+            #expect(owner.status == 0 && owner.output.contains("the owner's web password is set"), "\(owner)")
+            let guest = try await web(["--guest"], input: "guest-secret-1\n")
+            #expect(guest.status == 0 && guest.output.contains("the guest's web password is set"), "\(guest)")
+            let short = try await web([], input: "short\n")
+            #expect(short.status != 0 && short.stderr.contains("8"), "too short: \(short)")
+            let removed = try await web(["--guest", "--remove"], input: nil)
+            #expect(removed.status == 0 && removed.output.contains("the guest's web password is removed"), "\(removed)")
+        }
+    }
+
     @Test func loopShowsInStatus() async throws {
         try await Daemon.with { daemon async throws in
             try await daemon.ok("add \"\(M.uno.path)\"")

@@ -13,8 +13,9 @@ public struct ProgramResult: Sendable, CustomStringConvertible {
     /// (a pipe would fill and stall a talkative program). Blocks: call it off the cooperative pool (`onThread`).
     /// A program's output comes at its end, so there is no progress to watch: `timeout` is a hang detector, by
     /// default `Patience.stallSeconds` (it was 60 s, a bound on the program's work that load could approach).
+    /// `input`: what the program reads on its standard input (nil: nothing, /dev/null).
     public static func run(_ path: String, _ arguments: [String], environment: [String: String]? = nil,
-                           timeout: Double = Patience.stallSeconds) throws -> ProgramResult {
+                           timeout: Double = Patience.stallSeconds, input: Data? = nil) throws -> ProgramResult {
         let scratch = try TemporaryDirectory(prefix: "fermata-run")
         for name in ["out", "err"] { _ = FileManager.default.createFile(atPath: scratch.file(name), contents: nil) }
         let out = try FileHandle(forWritingTo: scratch.url("out"))
@@ -24,7 +25,12 @@ public struct ProgramResult: Sendable, CustomStringConvertible {
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
         if let environment { process.environment = environment }
-        process.standardInput = FileHandle.nullDevice
+        if let input {
+            try input.write(to: scratch.url("in"))
+            process.standardInput = try FileHandle(forReadingFrom: scratch.url("in"))
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         process.standardOutput = out
         process.standardError = err
         try process.run()

@@ -162,6 +162,8 @@ var F = { views: {}, S: null, role: null, route: '' };
   // ---- events: one EventSource, no polling
   var es = null, retry = null, wait = 2000, wasDown = false;
   var NAMES = ['status', 'queue', 'playlists', 'library', 'scan', 'input', 'card', 'outputs', 'practice'];
+  // each event's arrival {t: ms since the epoch, name}, the newest 100: read by Tests/Tools/web-bench.py only
+  var arrivals = window.__fermataEvents = [];
   function openEvents() {
     stopEvents();
     es = new EventSource('/api/events');
@@ -186,6 +188,7 @@ var F = { views: {}, S: null, role: null, route: '' };
     };
     NAMES.forEach(function (n) {
       es.addEventListener(n, function (e) {
+        if (arrivals.push({ t: performance.timeOrigin + performance.now(), name: n }) > 100) arrivals.shift();
         var d;
         try { d = JSON.parse(e.data); } catch (x) { return; }
         dispatch(n, d);
@@ -250,15 +253,22 @@ var F = { views: {}, S: null, role: null, route: '' };
   document.addEventListener('visibilitychange', wake);
 
   // ---- the music stand
-  var S = null, t0 = 0, raf = 0, lastText = '';
+  var S = null, t0 = 0, raf = 0, lastText = '', wraps = 0, chip = null, lastChip = '', P = null;
+  // the position heard now, moved on from the last status at the tempo, round the loop as the box plays it (for its
+  // passes; `wraps`: how many times it went round since that status, so the pass shown moves on with it)
   function pos(now) {
-    var e = S.elapsed || 0;
+    var e = S.elapsed || 0, L = S.loop || P;
+    wraps = 0;
     if (S.state === 'play') {
       e += (now - t0) / 1000 * (S.tempo || 100) / 100;
-      var L = S.loop;
-      if (L && L.end > L.start && S.elapsed <= L.end + 0.25 && e >= L.end) e = L.start + (e - L.start) % (L.end - L.start);
+      if (L && L.end > L.start && S.elapsed <= L.end + 0.25 && e >= L.end) {
+        var len = L.end - L.start, n = Math.floor((e - L.start) / len);
+        if (L.passes != null) n = Math.min(n, Math.max(0, L.passes - (L.pass || 1)));
+        wraps = n;
+        e -= n * len;
+      }
     }
-    var d = S.duration;
+    var d = P ? P.end : S.duration;
     if (d && e > d) e = d;
     return e;
   }
@@ -269,7 +279,12 @@ var F = { views: {}, S: null, role: null, route: '' };
   }
   function draw(now) {
     if (!S) return;
-    var d = S.duration || 0, e = pos(now || performance.now()), f = d ? Math.min(1, e / d) : 0;
+    var d = P ? P.end - P.start : S.duration || 0, e = pos(now || performance.now()) - (P ? P.start : 0);
+    var f = d ? Math.max(0, Math.min(1, e / d)) : 0;
+    if (chip) {
+      var c = chip(wraps);
+      if (c !== lastChip) { lastChip = c; $('s-sec').textContent = c; }
+    }
     $('b-fill').style.transform = 'scaleX(' + f + ')';
     $('b-hd').style.transform = 'translateX(' + (f * 100) + '%)';
     var txt = F.time(e);
@@ -289,20 +304,34 @@ var F = { views: {}, S: null, role: null, route: '' };
   function stand(s) {
     S = F.S = s;
     t0 = performance.now();
-    var song = s.song, d = s.duration || 0;
+    var song = s.song;
+    // a queued part of a track (a section in a set list): the bar is the part, the time counted from its start (the
+    // box gives the track's position with the part's length); it goes round as many times as its passes say
+    var m = song && !s.loop && /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(song.range || '');
+    P = m && +m[2] > +m[1] ? { start: +m[1], end: +m[2], passes: null } : null;
+    var d = P ? P.end - P.start : s.duration || 0;
     $('s-title').textContent = song ? F.songTitle(song) : 'Nothing playing';
     $('s-artist').textContent = song ? [song.artist, song.album].filter(Boolean).join(' — ') : (F.role === 'owner' ? 'Choose music in the Library' : '');
     document.title = song ? F.songTitle(song) + ' · Fermata' : 'Fermata';
     var play = $('b-play'), on = s.state === 'play';
     play.classList.toggle('on', on);
     play.setAttribute('aria-label', on ? 'Pause' : 'Play');
-    // the section or loop, its passes
-    var sec = $('s-sec'), L = s.loop, x = s.section, txt = '', cls = '';
-    var passes = function (p) { return p == null ? ' · ∞' : ' · ×' + p; };
-    if (x) { txt = '§ ' + x.name + passes(L ? L.passes : x.passes); cls = 'sec'; }
-    else if (L) { txt = 'Loop' + passes(L.passes); cls = 'loop'; }
-    else if (s.loop_a != null) { txt = 'A ' + F.time(s.loop_a) + ' · tap B'; cls = 'loop'; }
-    sec.textContent = txt;
+    // the section (of the track, or a queued one) or loop, and its passes: "pass 2/4" as it is heard, ∞ for ever
+    // (the pass moves on as the position goes round the loop: draw() asks chip() again)
+    var sec = $('s-sec'), L = s.loop, x = s.section, cls = '';
+    var passes = function (p, n) { return p == null ? ' · ∞' : n ? ' · pass ' + Math.min(n, p) + '/' + p : ' · ×' + p; };
+    var name = x ? x.name : song && song.section;
+    chip = null;
+    if (name) {
+      chip = function (w) { return '§\u00a0' + name + passes(L ? L.passes : x ? x.passes : song.passes, L && L.pass && L.pass + w); };
+      cls = 'sec';
+    } else if (L) {
+      chip = function (w) { return 'Loop' + passes(L.passes, L.pass && L.pass + w); };
+      cls = 'loop';
+    }
+    lastChip = chip ? chip(0) : s.loop_a != null ? 'A ' + F.time(s.loop_a) + ' · tap B' : '';
+    if (lastChip && !chip) cls = 'loop';
+    sec.textContent = lastChip;
     sec.className = 'chip ' + cls;
     $('s-bpm').textContent = s.bpm ? Math.round(s.bpm) + ' BPM' : '';
     var err = $('s-err');
@@ -318,10 +347,10 @@ var F = { views: {}, S: null, role: null, route: '' };
       $('s-loop').textContent = F.time(R.start, true) + ' – ' + F.time(R.end, true);
     } else {
       reg.hidden = true;
-      $('s-loop').textContent = '';
+      $('s-loop').textContent = P ? F.time(P.start, true) + ' – ' + F.time(P.end, true) : '';
     }
     var a = $('b-a');
-    a.hidden = !(s.loop_a != null && d && !L);
+    a.hidden = !(s.loop_a != null && d && !L && !P);
     if (!a.hidden) a.style.left = (100 * s.loop_a / d) + '%';
     $('s-dur').textContent = F.time(d);
     $('bar').setAttribute('aria-valuemax', Math.floor(d));
@@ -339,6 +368,7 @@ var F = { views: {}, S: null, role: null, route: '' };
     lastText = '';
     draw(t0);
     tick();
+    if (!F.ready) { F.ready = true; performance.mark('fermata-ready'); } // first status shown (web-bench.py)
   }
 
   function padTap(e) {
@@ -350,10 +380,11 @@ var F = { views: {}, S: null, role: null, route: '' };
     F.act(a, v === undefined ? undefined : Number(v));
   }
   function seekTap(e) {
-    if (F.role !== 'owner' || !S || !S.duration) return;
+    var d = P ? P.end - P.start : S && S.duration;
+    if (F.role !== 'owner' || !S || !d) return;
     var r = $('bar').getBoundingClientRect(), f = (e.clientX - r.left) / r.width;
     f = Math.max(0, Math.min(1, f));
-    var to = Math.round(f * S.duration * 10) / 10;
+    var to = Math.round(((P ? P.start : 0) + f * d) * 10) / 10;
     S.elapsed = to; t0 = performance.now(); lastText = ''; draw(t0);
     F.act('seek', to);
   }

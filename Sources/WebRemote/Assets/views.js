@@ -146,7 +146,8 @@
       load = function (o, n) {
         return api('GET', '/api/library/albums' + qs({ artist: L.artist, offset: o, limit: n })).then(function (r) { return { items: r.items, count: r.items.length, total: r.total }; });
       };
-      row = albumRow;
+      // an artist's albums: theirs, even where the files name no album artist (another's album of that name stays out)
+      row = function (a) { return albumRow(L.artist && !a.artist ? { album: a.album, artist: L.artist } : a); };
     } else if (L.kind === 'album') {
       title = L.album + (L.artist ? ' — ' + L.artist : '');
       what = { album: L.album, artist: L.artist || undefined };
@@ -161,10 +162,8 @@
       if (L.path) what = { uris: [L.path] };
       load = function (o, n) {
         return api('GET', '/api/library/folder' + qs({ path: L.path, offset: o, limit: n })).then(function (r) {
-          var base = r.path || L.path || '';
-          var items = r.folders.map(function (f) {
-            return { folder: base && f.indexOf(base + '/') !== 0 ? base + '/' + f : f };
-          }).concat(r.songs);
+          // folders come as full paths from the music folder's root
+          var items = r.folders.map(function (f) { return { folder: f }; }).concat(r.songs);
           return { items: items, count: items.length, total: r.total };
         });
       };
@@ -293,7 +292,7 @@
   function qRow(e, i) {
     var pos = e.pos != null ? e.pos : i, t = F.songTitle(e);
     var extra = [];
-    if (e.section) extra.push('§ ' + e.section + (e.passes ? ' ×' + e.passes : ''));
+    if (e.section) extra.push('§\u00a0' + e.section + (e.passes ? ' ×' + e.passes : ' ∞') + (e.tempo ? ' at ' + e.tempo + '%' : ''));
     else if (e.range) extra.push('part ' + e.range);
     var sel = h('select', { 'aria-label': 'Priority of ' + t, title: 'Priority' });
     var ps = PRIOS.indexOf(e.priority || 0) < 0 ? PRIOS.concat(e.priority).sort(function (a, b) { return a - b; }) : PRIOS;
@@ -409,7 +408,7 @@
             h('div', null, h('span', null, h('i', { style: 'width:' + (max ? Math.max(1, 100 * s / max) : 0) + '%' })), h('span', { class: 'n' }, dur(s)))));
         };
         line(h('b', null, t.title || F.base(t.file)), t.seconds);
-        t.sections.forEach(function (s) { line('§ ' + s.name, s.seconds, true); });
+        t.sections.forEach(function (s) { line('§\u00a0' + s.name, s.seconds, true); });
         pUI.tracks.append(g);
       });
     }));
@@ -512,10 +511,13 @@
     pUI.saveBtn.disabled = !(F.S && F.S.loop);
   };
   function sk(s) { return s ? (s.song ? s.song.file : '') + '|' + s.sections + '|' + (s.section ? s.section.index : '') : ''; }
+  var pState = null;
   P.ev = function (n, d, vis) {
     if (!pUI) return;
     if (n === 'status') {
       pUI.saveBtn.disabled = !d.loop;
+      // what was just played counts once playing pauses or stops (also when no `practice` event comes)
+      if (d.state !== pState) { if (pState === 'play' && vis) pStats(); pState = d.state; }
       var k = sk(d);
       if (k !== secKey) { secKey = k; if (vis) secLoad(true); else P.stale = true; }
     } else if (n === 'practice') {
@@ -596,7 +598,10 @@
     w.hidden = !learning && !done;
     w.classList.toggle('done', !!done);
     if (done) fill(w, h('b', null, '✓ Card ' + done.id + ' learned'), h('p', null, 'It plays ' + pretty(done.learned) + '.'));
-    else if (learning) fill(w, h('b', null, 'Show the new card to the reader…'), h('p', null, 'It will play ' + pretty(learning) + '.'));
+    else if (learning) fill(w, h('b', null, 'Show the new card to the reader…'), h('p', null, 'It will play ' + pretty(learning) + '.'),
+      btn('Stop waiting', 'Stop waiting for a card', function () {
+        run(api('POST', '/api/cards/learn/cancel').then(function () { learning = null; cWait(); }));
+      }));
   }
   function pretty(t) {
     var i = String(t).indexOf(':');
@@ -608,7 +613,7 @@
     return run(api('GET', '/api/cards').then(function (r) {
       var busy = cUI.unk.querySelector('form');
       learning = r.learning || null;
-      if (learning) cWait();
+      if (learning || !cUI.wait.classList.contains('done')) cWait();
       fill(cUI.list);
       if (!r.cards.length) cUI.list.append(h('li', { class: 'more' }, 'No cards yet'));
       r.cards.forEach(function (c) {
@@ -708,7 +713,7 @@
         h('h2', null, 'Health ', h('span', { class: 'mut' }, bad ? '(' + bad + (bad > 1 ? ' problems)' : ' problem)') : '(all good)')),
         h('div', null, fnd.map(function (x) {
           return h('div', { class: 'fd ' + (x.ok ? 'good' : 'bad') }, h('b', { 'aria-label': x.ok ? 'good' : 'problem' }, x.ok ? '✓' : '✗'),
-            h('div', null, h('div', null, x.what), x.fix ? h('div', { class: 'mut' }, 'Fix: ', h('span', { class: 'mono' }, x.fix)) : null));
+            h('div', null, h('div', null, x.what), x.fix && !x.ok ? h('div', { class: 'mut' }, 'Fix: ', h('span', { class: 'mono' }, x.fix)) : null));
         })),
         h('h2', null, 'Outputs'), outs,
         h('h2', null, 'Volume'),
