@@ -21,6 +21,8 @@ final class OutputLoop {
     private var cursor = 0
     private var marks = MarkList()
     private var announcedSerial = 0
+    /// The newest loop seam whose pass was announced as heard (at the heard position, not when written).
+    private var heardSeamSerial = 0
     private var lastAck = 0
     private var gain = 1.0
     private var rampTarget = 1.0
@@ -118,6 +120,7 @@ final class OutputLoop {
         shared.ring.release(upTo: heard)
         var position = HeardPosition(state: machine.published, entryID: nil, sourceFrame: 0, sourceRate: 0,
                                      device: machine.format)
+        var spent = 0
         if let index = marks.lastIndex(atOrBefore: heard), bytesPerFrame > 0 {
             let mark = marks[index]
             position.entryID = mark.entryID
@@ -125,9 +128,12 @@ final class OutputLoop {
             position.sourceFrame = mark.anchor(bytesPerFrame: bytesPerFrame).sourceFrame(at: heard)
             position.generation = mark.generation
             position.pass = mark.pass
-            if index > 0 && marks[index - 1].serial <= announcedSerial { marks.removeFirst(index) }
+            if index > 0 && marks[index - 1].serial <= announcedSerial { spent = index }
         }
         shared.publish(position)
+        // After the publish: whoever the event wakes reads the new pass.
+        announceHeardSeams(upTo: heard)
+        if spent > 0 { marks.removeFirst(spent) }
         if shared.ring.writePosition - heard < shared.lowWaterBytes.load(ordering: .relaxed) { shared.decoderBell.ring() }
     }
 
@@ -159,8 +165,21 @@ final class OutputLoop {
             switch mark.kind {
             case .trackStart: if let entry = mark.entryID { emit(.trackAudible(entry, generation: mark.generation)) }
             case .jump: break
-            case .seam: if let entry = mark.entryID { emit(.passHeard(entry, pass: mark.pass)) }
+            case .seam: break  // announced when heard (`announceHeardSeams`): the page reads the pass then
             case .end: finishStream(); return
+            }
+        }
+    }
+
+    /// Tells the player of each loop seam the listener has now reached: the new pass is then what `status` says
+    /// (a seam announced when written, a device buffer earlier, read as the old pass).
+    private func announceHeardSeams(upTo heard: Int) {
+        for i in 0..<marks.count {
+            let mark = marks[i]
+            guard mark.position <= heard else { break }
+            if mark.kind == .seam, mark.serial > heardSeamSerial, let entry = mark.entryID {
+                heardSeamSerial = mark.serial
+                emit(.passHeard(entry, pass: mark.pass))
             }
         }
     }

@@ -270,7 +270,7 @@ enum ProtocolFuzzCorpus {
         "sticker": ["set", "song", MusicFixture.uno.path, "rating", "5"], "stickernames": [],
         "stickernamestypes": ["song"], "stickertypes": [], "stop": [], "subscribe": ["fuzz"], "swap": ["0", "1"], "swapid": ["1", "2"],
         "tagtypes": ["disable", "album"], "tempo": ["100"], "toggleoutput": ["0"], "tap_tempo": [], "transpose": ["-2.5"], "unsubscribe": ["fuzz"], "update": ["Beta"],
-        "urlhandlers": [], "volume": ["+5"],
+        "urlhandlers": [], "volume": ["+5"], "webpassword": ["guest", "fuzz-password"],
     ]
 
     /// Values that pass a command's first checks (positions, ids, booleans, paths of the fixture, tag and

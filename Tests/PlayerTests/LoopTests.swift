@@ -97,4 +97,35 @@ import Testing
         #expect(after.loopPass == nil, "no loop on the next entry: no pass")
         await rig.finish()
     }
+
+    /// The player change a seam causes comes when the seam is heard, so a display that reads the position on that
+    /// change (the page, an idle client) reads the new pass, just after A. It came when the seam was written, a
+    /// device buffer earlier (half a second here), and the position read then was the old pass, before B.
+    @Test func theChangeAtASeamReadsTheNewPass() async throws {
+        let rig = try await TransportTests.Rig(seconds: [4, 4], deviceMilliseconds: 500)
+        let player = rig.player
+        let a: Int64 = 22_050
+        try await player.setLoop(entry: rig.ids[0], LoopRegion(start: a, end: 66_150, repeatCount: 2))
+        // The position the engine publishes at each player change: where each pass is first read.
+        let reader = Task {
+            var firstRead: [Int: Int64] = [:]
+            for await change in player.changes where change == .player {
+                let heard = rig.engine.position()
+                if heard.entryID == rig.ids[1] || Task.isCancelled { break }
+                if heard.entryID == rig.ids[0], firstRead[heard.pass] == nil { firstRead[heard.pass] = heard.sourceFrame }
+            }
+            return firstRead
+        }
+        try await player.perform(.playEntry(rig.ids[0]))
+        let reached = try await Patience.wait { await player.status().entryID == rig.ids[1] }
+        #expect(reached, "the second entry was reached")
+        reader.cancel()
+        let firstRead = await reader.value
+        #expect(firstRead[2] != nil && firstRead[3] != nil, "passes 2 and 3 read at a change: \(firstRead)")
+        for pass in [2, 3] {
+            guard let frame = firstRead[pass] else { continue }
+            #expect(frame >= a && frame < a + 13_230, "pass \(pass) first read at frame \(frame): just after A (22050)")
+        }
+        await rig.finish()
+    }
 }
