@@ -115,6 +115,9 @@ let storageTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
+    // Recording yourself: the capture device and its thread, the capture ring, the take writer (FLAC, committed whole
+    // or not at all) and the takes folder.
+    .target(name: "Recording", dependencies: ["AudioCore", "CALSA", "CFLAC"]),
     // Practice statistics: what counts as practice, the tally by day and subject, the recorder, its store and its
     // tables' migrations.
     .target(
@@ -300,6 +303,7 @@ let testTargets: [Target] = [
     // The engine's two state machines and its lock-free parts, with no player above them.
     .testTarget(name: "EngineTests", dependencies: ["AudioCore", "AudioOutput", "Decoders", "Engine", "FermataCore", "TestSupport"]),
     .testTarget(name: "AudioOutputTests", dependencies: ["AudioCore", "AudioOutput"]),
+    .testTarget(name: "RecordingTests", dependencies: ["AudioCore", "Recording", "Decoders", "TestSupport"]),
     // The reducer, and the engine heard through the player (captured PCM).
     .testTarget(
         name: "PlayerTests", dependencies: ["AudioCore", "Engine", "Player", "AudioOutput", "Decoders", "FermataCore", "TestSupport"]
