@@ -9,7 +9,7 @@
 //   core       AudioCore ← FermataCore
 //   media      FermataCore ← Decoders ← Engine;  AudioCore ← AudioOutput ← Engine
 //   player     Engine ← Player
-//   storage    FermataCore, DatabaseFile ← Library, StateDatabase, Practice (each adds its tables to the one file;
+//   storage    FermataCore, DatabaseFile ← Library, StateDatabase, Practice, Recording (each adds its tables to the one file;
 //              the daemon composes them: DatabaseSchema.fermata)
 //   protocol   FermataCore ← MPDProtocol ← MPDServer
 //   controls   FermataCore ← FermataConfig ← Controls
@@ -122,6 +122,12 @@ let storageTargets: [Target] = [
             .product(name: "Logging", package: "swift-log"),
         ]
     ),
+    // Recording yourself: the capture device and its thread, the capture ring, the take writer (FLAC, committed whole
+    // or not at all) and the takes folder.
+    .target(
+        name: "Recording",
+        dependencies: ["AudioCore", "CALSA", "CFLAC", "DatabaseFile", .product(name: "GRDB", package: "GRDB.swift")]
+    ),
     // Practice statistics: what counts as practice, the tally by day and subject, the recorder, its store and its
     // tables' migrations.
     .target(
@@ -197,7 +203,8 @@ let programTargets: [Target] = [
         name: "Daemon",
         dependencies: [
             "AudioCore", "FermataCore", "FermataConfig", "Engine", "Player", "AudioOutput", "Decoders", "Library",
-            "StateDatabase", "Practice", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile", "WebRemote", "Streams",
+            "StateDatabase", "Practice", "Recording", "MPDProtocol", "MPDServer", "Controls", "DatabaseFile",
+            "WebRemote", "Streams",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
@@ -314,6 +321,11 @@ let testTargets: [Target] = [
     // The engine's two state machines and its lock-free parts, with no player above them.
     .testTarget(name: "EngineTests", dependencies: ["AudioCore", "AudioOutput", "Decoders", "Engine", "FermataCore", "TestSupport"]),
     .testTarget(name: "AudioOutputTests", dependencies: ["AudioCore", "AudioOutput"]),
+    .testTarget(
+        name: "RecordingTests",
+        dependencies: ["AudioCore", "Recording", "Decoders", "DatabaseFile", "Library", "StateDatabase", "Practice",
+                       "TestSupport"]
+    ),
     // The reducer, and the engine heard through the player (captured PCM).
     .testTarget(
         name: "PlayerTests", dependencies: ["AudioCore", "Engine", "Player", "AudioOutput", "Decoders", "FermataCore", "TestSupport"]

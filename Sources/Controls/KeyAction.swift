@@ -6,7 +6,9 @@ import FermataCore
 /// `tempo-5`, `transpose+1`, `transpose-0.5` (semitones, two decimals at most), `repeat-cycle`, `loop` (first press sets A, second B, third clears), `loop-a`, `loop-b`, `loop-clear`,
 /// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `loop-last-2-bars` (the last 2 bars of 4 beats at
 /// the track's beat), `tap-tempo`, `section-next`, `section-previous`, `section-save` (the A–B loop as the track's next
-/// section), `metronome` (the click over the track on or off), `announce`, `shutdown`, `none`. A value; any thread.
+/// section), `metronome` (the click over the track on or off), `trainer` (the step trainer on the loop or section, or
+/// off), `trainer-again` ("again": the pass does not count, or a step back), `announce`, `shutdown`, `none`. A value;
+/// any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -32,6 +34,10 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case sectionSave
     /// The click over the track on or off (`metronome`).
     case metronome
+    /// The step trainer on (the section's plan, the last, or 70 → 100 % in 5 % steps) or off (`trainer`).
+    case trainer
+    /// "Again" for the step trainer (`trainer-again`).
+    case trainerAgain
     /// Say what is playing.
     case announce
     /// Power the box off (a long hold; off by default).
@@ -56,6 +62,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "section-previous", "section-prev": self = .sectionPrevious
         case "section-save": self = .sectionSave
         case "metronome": self = .metronome
+        case "trainer": self = .trainer
+        case "trainer-again": self = .trainerAgain
         case "shutdown": self = .shutdown
         default:
             if text.hasPrefix("loop-last-"), text.hasSuffix("-bars"),
@@ -112,6 +120,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .sectionPrevious: "section-previous"
         case .sectionSave: "section-save"
         case .metronome: "metronome"
+        case .trainer: "trainer"
+        case .trainerAgain: "trainer-again"
         case .announce: "announce"
         case .shutdown: "shutdown"
         }
@@ -162,6 +172,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .sectionNext: .playSection(.next)
         case .sectionPrevious: .playSection(.previous)
         case .metronome: .toggleMetronome
+        case .trainer: .toggleTrainer
+        case .trainerAgain: .trainerAgain
         case let .tempo(p): .changeTempo(by: p)
         case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)

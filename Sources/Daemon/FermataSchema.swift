@@ -1,6 +1,7 @@
 import DatabaseFile
 import Library
 import Practice
+import Recording
 import StateDatabase
 
 extension DatabaseSchema {
@@ -11,6 +12,7 @@ extension DatabaseSchema {
         var schema = DatabaseSchema.library
         schema.addStateTables()
         schema.addPracticeTables()
+        schema.addRecordingTables()
         return schema
     }
 }

@@ -40,6 +40,10 @@ final class DecodeLoop {
     private let headBuffer: FixedBuffer<UInt8>
     private let mixBuffer: FixedBuffer<UInt8>
     private let clickScratch: FixedBuffer<Float>
+    /// The frames after B that push a stretched pass's last frames out (`finishPass`).
+    private let lookahead: FixedBuffer<UInt8>
+    /// 150 ms of them (SoundTouch needs 35–90 ms past a pass's end at 50–150 %), at most 32,768 frames.
+    static func lookaheadFrames(rate: Int) -> Int { min(32_768, max(1, rate * 3 / 20)) }
     /// The loop seam's crossfade buffers hold `loopCrossfadeMilliseconds` at this rate; a faster stream gets a
     /// proportionally shorter fade.
     static let loopCrossfadeMaxRate = 192_000
@@ -66,6 +70,7 @@ final class DecodeLoop {
         headBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         mixBuffer = FixedBuffer(byteCount: crossfadeCapacity * frameBytes)
         clickScratch = FixedBuffer(zeroedCount: chunk * channels)
+        lookahead = FixedBuffer(byteCount: 32_768 * frameBytes)
         overlay = OverlayStage(chunkFrames: chunk)
     }
 
@@ -299,6 +304,15 @@ extension DecodeLoop: DecoderEnvironment {
         if fadeFrames > 0 { Self.readFully(decoder, into: tailBuffer.raw, frames: fadeFrames, format: format) }
         try decoder.seek(toFrame: start)
         if fadeFrames > 0 { Self.readFully(decoder, into: headBuffer.raw, frames: fadeFrames, format: format) }
+    }
+
+    func finishPass(at end: Int64, format: AudioFormat) throws(DecoderError) {
+        guard let decoder = open?.decoder else { return }
+        let frames = Self.lookaheadFrames(rate: format.sampleRate)
+        Self.readFully(decoder, into: lookahead.raw, frames: frames, format: format)
+        try decoder.seek(toFrame: end)
+        converter.finishPass(lookahead: lookahead.raw, frames: frames) { writeMixed($0) }
+        shared.outputBell.ring()
     }
 
     func writeSeamCrossfade(fadeFrames: Int, format: AudioFormat) {

@@ -71,6 +71,10 @@ protocol DecoderEnvironment: AnyObject {
     /// Reads the `fadeFrames` frames after B, seeks the decoder to `start` and reads the `fadeFrames` frames there
     /// (silence past the end or on a read error).
     func readSeam(from start: Int64, fadeFrames: Int, format: AudioFormat) throws(DecoderError)
+    /// Ends a loop pass exactly at B (`end`, where the decoder is) while the converter stretches: what the stretcher
+    /// owes for the pass is written, pushed out by the frames after B, and it starts afresh for the next pass
+    /// (`FormatConverter.finishPass`); the decoder is left at B.
+    func finishPass(at end: Int64, format: AudioFormat) throws(DecoderError)
     /// Writes the equal-power crossfade of the two pieces `readSeam` read.
     func writeSeamCrossfade(fadeFrames: Int, format: AudioFormat)
     /// Renders and writes the next frames of `insert` (from `insert.written`); returns how many (0 after waiting a

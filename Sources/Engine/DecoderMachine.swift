@@ -141,13 +141,14 @@ struct DecoderMachine {
         case let .setMetronome(setting):
             metronome = setting
             env.setMetronome(setting)
-        case let .setTrainer(trainer):
-            practice.trainer = trainer
+        case let .setTrainer(plan):
+            practice.trainer = plan.map(StepTrainer.init)
             resetPasses()
-            if let trainer {
-                listenerTempo = trainer.start
-                changeTempo(trainer.start, env)
+            if let start = practice.trainer?.tempo {
+                listenerTempo = start
+                changeTempo(start, env)
             }
+        case .trainerAgain: practice.trainer?.again()
         case .stop: stop(env)
         }
     }
@@ -359,6 +360,10 @@ struct DecoderMachine {
         guard env.seamHasRoom(fadeFrames: fade, device: device) else { return false }
         let countIn = practice.seamCountIn
         do throws(DecoderError) {
+            // Exact passes: at a tempo or in another key the stretcher gives what it owes for this pass and starts
+            // the next afresh, so a pass at tempo t is exactly its source frames / t and the seam's mark lands where
+            // the pass is heard to begin (the click over the track and the heard pass with it).
+            if tempo != 1 || pitch != 0 { try env.finishPass(at: region.end, format: cursor.format) }
             if countIn != nil {
                 try env.seek(to: region.start)
             } else {
@@ -374,10 +379,10 @@ struct DecoderMachine {
             // The pass ends exactly at B, the clicks follow, then A (no crossfade: the clicks are the break).
             env.drainConverter()
             env.resetConverter()
-            trainAtSeam(passes: cursor.passes + 1, env)
+            trainAtSeam(entry: cursor.item.entryID, nextPass: cursor.passes + 2, env)
             cursor.position = region.start
         } else {
-            trainAtSeam(passes: cursor.passes + 1, env)
+            trainAtSeam(entry: cursor.item.entryID, nextPass: cursor.passes + 2, env)
             mark(.seam, resume, sourceRate: cursor.format.sampleRate, pass: cursor.passes + 2, env)
             if fade > 0 { env.writeSeamCrossfade(fadeFrames: fade, format: cursor.format) }
             cursor.position = region.start + Int64(fade)
@@ -388,12 +393,13 @@ struct DecoderMachine {
         return true
     }
 
-    /// The speed trainer's step: the stretcher keeps its state, so the pass that follows is as seamless as any other.
-    private mutating func trainAtSeam(passes: Int, _ env: some DecoderEnvironment) {
-        guard let next = practice.trainedTempo(afterPass: passes, tempo: tempo) else { return }
+    /// The step trainer's change at a seam, if any: pass `nextPass` plays at its tempo (the listener's from then on).
+    private mutating func trainAtSeam(entry: EntryID, nextPass: Int, _ env: some DecoderEnvironment) {
+        guard let next = practice.trainedTempo() else { return }
         listenerTempo = next
-        setTempo(next, continuous: true, env)
-        env.emit(.tempoChanged(next))
+        // Not continuous: the seam left the stretcher empty, so at 100 % the path is the untouched one again.
+        setTempo(next, continuous: false, env)
+        env.emit(.tempoChanged(next, entry: entry, pass: nextPass))
     }
 
     /// Writes the next chunk of the first insert; true while inserts remain.

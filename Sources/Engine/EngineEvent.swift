@@ -18,8 +18,9 @@ public enum EngineEvent: Sendable, Equatable {
     case deviceRestored
     /// The device ran dry and was recovered in place.
     case underrun
-    /// The speed trainer raised the tempo at a loop seam (the new tempo, 1 = normal).
-    case tempoChanged(Double)
+    /// The step trainer changed the tempo at a loop seam of `entry`: pass `pass` (from 1) plays at `tempo` (1 =
+    /// normal). Sent when the decoder makes the seam, ahead of the listener: the pass is heard at its `passHeard`.
+    case tempoChanged(Double, entry: EntryID, pass: Int)
     /// A network stream's station name (ICY `icy-name`), as received.
     case streamName(EntryID, String)
     /// A network stream's title now (ICY `StreamTitle`, or an Ogg link's comments), as received.
@@ -37,25 +38,11 @@ enum DecoderCommand: Sendable {
     /// Transposition in semitones.
     case setPitch(Double)
     case setMetronome(MetronomeSetting?)
-    case setTrainer(SpeedTrainer?)
+    case setTrainer(SpeedTrainerPlan?)
+    /// "Again" for the step trainer (`StepTrainer.again`).
+    case trainerAgain
     case setPassCountIn(CountInPlan?)
     case announce(Speech, duck: Bool)
     case trackAnnouncement(EntryID, Speech, duck: Bool)
     case stop
-}
-
-/// Loop practice that speeds up: start at `start`, add `step` every `everyPasses` passes of the A–B loop, up to
-/// `ceiling` (tempos as factors, 1 = normal). Applied by the decoder at the seam, so each pass has one tempo.
-public struct SpeedTrainer: Sendable, Hashable {
-    public var start: Double
-    public var step: Double
-    public var everyPasses: Int
-    public var ceiling: Double
-
-    public init(start: Double, step: Double, everyPasses: Int, ceiling: Double) {
-        self.start = start
-        self.step = step
-        self.everyPasses = max(1, everyPasses)
-        self.ceiling = ceiling
-    }
 }

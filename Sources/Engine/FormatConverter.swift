@@ -27,6 +27,8 @@ final class FormatConverter {
     private let floatOut: UnsafeMutablePointer<Float>
     private let deviceOut: UnsafeMutableRawPointer
     private let resampleFrames: Int
+    /// The end of the last loop pass, faded out under the start of the next (`finishPass`).
+    private let join = StretchJoin(maxChannels: AudioFormat.channelRange.upperBound)
 
     /// - Parameter maxFrames: the most frames one `convert` call receives.
     init(maxFrames: Int) {
@@ -62,6 +64,7 @@ final class FormatConverter {
     func setTempo(_ value: Double, continuous: Bool = false) {
         tempo = value
         stretching = value != 1 || pitch != 0 || (continuous && stretching)
+        if !stretching { join.reset() }  // the untouched path: nothing to fade under, nothing owed
         if let stretcher { fermata_stretch_set_tempo(stretcher, value) }
         prepareStretcher()
     }
@@ -136,8 +139,60 @@ final class FormatConverter {
         while true {
             let n = Int(fermata_stretch_receive(stretcher, stretchOut, UInt32(maxFrames)))
             if n == 0 { return }
-            resampleAndEmit(stretchOut, frames: n, device: device, emit: emit)
+            let skip = join.frames > 0 ? join.mix(into: stretchOut, frames: n, channels: device.channels) : 0
+            resampleAndEmit(stretchOut + skip * device.channels, frames: n - skip, device: device, emit: emit)
         }
+    }
+
+    /// Ends a loop pass at its B: emits exactly what the stretcher owes for the pass (its source frames / tempo since
+    /// it last started afresh, and the frames the join skipped at its start), pushed out by `lookahead` — the `frames`
+    /// source frames after B, so the pass ends in music, not in the silence a flush pads with —, keeps the frames after
+    /// those to fade under the next pass (`StretchJoin`), and starts the stretcher afresh. Not stretching: nothing to
+    /// do (every pass is exact already).
+    func finishPass(lookahead: UnsafeRawPointer, frames: Int, emit: (UnsafeRawBufferPointer) -> Void) {
+        guard stretching, let stretcher, let source, let device else { return }
+        endStretch(stretcher, lookahead: lookahead, frames: frames, keep: StretchJoin.keptFrames(rate: source.sampleRate),
+                   source: source, device: device, emit: emit)
+    }
+
+    /// Emits what the stretcher owes, pushed out by `lookahead` (then silence), keeps `keep` frames more for the join
+    /// and clears the stretcher.
+    private func endStretch(_ stretcher: OpaquePointer, lookahead: UnsafeRawPointer?, frames: Int, keep: Int,
+                            source: AudioFormat, device: AudioFormat, emit: (UnsafeRawBufferPointer) -> Void) {
+        let owed = fermata_stretch_owed(stretcher) + join.skipped
+        join.passEnded()
+        let wanted = owed + keep
+        var used = 0, padded = 0
+        while Int(fermata_stretch_available(stretcher)) < wanted {
+            let n: Int
+            if let lookahead, used < frames {
+                n = min(256, frames - used)
+                SampleConversion.toFloat(lookahead + used * source.bytesPerFrame, frames: n, from: source,
+                                         channels: device.channels, gain: gain, into: floatIn)
+                used += n
+            } else {
+                // Past the look-ahead: silence, as SoundTouch's own flush pads (at most 200 blocks).
+                guard padded < 200 else { break }
+                n = 256
+                floatIn.update(repeating: 0, count: n * device.channels)
+                padded += 1
+            }
+            fermata_stretch_put_lookahead(stretcher, floatIn, UInt32(n))
+        }
+        fermata_stretch_keep(stretcher, UInt32(min(wanted, Int(fermata_stretch_available(stretcher)))))
+        var left = owed
+        while left > 0 {
+            let n = Int(fermata_stretch_receive(stretcher, stretchOut, UInt32(min(maxFrames, left))))
+            if n == 0 { break }
+            let skip = join.frames > 0 ? join.mix(into: stretchOut, frames: n, channels: device.channels) : 0
+            resampleAndEmit(stretchOut + skip * device.channels, frames: n - skip, device: device, emit: emit)
+            left -= n - skip
+        }
+        if keep > 0 {
+            let kept = Int(fermata_stretch_receive(stretcher, stretchOut, UInt32(min(keep, maxFrames))))
+            join.keep(stretchOut, frames: kept, rate: source.sampleRate, channels: device.channels)
+        }
+        fermata_stretch_clear(stretcher)
     }
 
     private func resampleAndEmit(_ block: UnsafePointer<Float>, frames: Int, device: AudioFormat,
@@ -154,10 +209,9 @@ final class FormatConverter {
     /// Emits the stretcher's and the resampler's tails (before a rate change or at the end of the stream).
     func flush(emit: (UnsafeRawBufferPointer) -> Void) {
         guard let device else { return }
-        if stretching, let stretcher {
-            fermata_stretch_flush(stretcher)
-            drainStretcher(stretcher, device: device, emit: emit)
-            fermata_stretch_clear(stretcher)
+        if stretching, let stretcher, let source {
+            endStretch(stretcher, lookahead: nil, frames: 0, keep: 0, source: source, device: device, emit: emit)
+            join.reset()
         }
         resampler?.flush(scratch: floatOut, scratchFrames: resampleFrames) { block, n in
             emitDevice(block, frames: n, device: device, emit: emit)
@@ -166,6 +220,7 @@ final class FormatConverter {
 
     /// Forgets filter state (after a seek or a drop); at tempo 1 the stretcher leaves the path.
     func reset() {
+        join.reset()
         resampler?.clear()
         if let stretcher { fermata_stretch_clear(stretcher) }
         stretching = tempo != 1 || pitch != 0

@@ -6,7 +6,8 @@ import FermataCore
 struct LoopPractice: Equatable {
     /// The entry and its region (nil: no loop).
     private(set) var setting: Setting?
-    var trainer: SpeedTrainer?
+    /// The step trainer on the loop, if one runs.
+    var trainer: StepTrainer?
     /// The count-in before each pass, if any.
     var passCountIn: CountInPlan?
 
@@ -34,12 +35,8 @@ struct LoopPractice: Equatable {
         return plan
     }
 
-    /// The trainer's next tempo at the seam that completes pass `passes`, if it steps there (every `everyPasses`
-    /// passes, by `step`, up to the ceiling).
-    func trainedTempo(afterPass passes: Int, tempo: Double) -> Double? {
-        guard let trainer, passes % trainer.everyPasses == 0, tempo < trainer.ceiling else { return nil }
-        return min(trainer.ceiling, tempo + trainer.step)
-    }
+    /// The trainer's tempo for the next pass at a seam, if it changes there (`StepTrainer.passEnded`).
+    mutating func trainedTempo() -> Double? { trainer?.passEnded() }
 
     /// The seam's crossfade length: `milliseconds` at the source rate, at most what the buffers hold and half a pass.
     static func fadeFrames(milliseconds: Int, format: AudioFormat, capacity: Int, region: LoopRegion) -> Int {

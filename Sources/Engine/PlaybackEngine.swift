@@ -87,8 +87,10 @@ public final class PlaybackEngine: Sendable {
     /// The click over the track (nil: off); heard from the next stretch the decoder writes (a few hundred
     /// milliseconds).
     public func setMetronome(_ setting: MetronomeSetting?) { mailbox.send(.setMetronome(setting)) }
-    /// Starts (or with nil ends) the speed trainer; its start tempo applies at once.
-    public func setTrainer(_ trainer: SpeedTrainer?) { mailbox.send(.setTrainer(trainer)) }
+    /// Starts (or with nil ends) the step trainer; its start tempo applies at once.
+    public func setTrainer(_ trainer: SpeedTrainerPlan?) { mailbox.send(.setTrainer(trainer)) }
+    /// "Again" for the step trainer: the pass being decoded does not count (a step back with a plan that falls back).
+    public func trainerAgain() { mailbox.send(.trainerAgain) }
     /// Count-in clicks before every A–B loop pass (nil: none).
     public func setPassCountIn(_ plan: CountInPlan?) { mailbox.send(.setPassCountIn(plan)) }
     /// Plays `speech` now at the heard position (or at the next start when nothing plays): over the music, ducked,

@@ -72,8 +72,14 @@ public enum ControlAction: Sendable, Hashable {
     case setTranspose(cents: Int)
     /// Changes the transposition by a signed number of cents (buttons: ±50, a half semitone), clamped to the range.
     case changeTranspose(by: Int)
-    /// Starts the speed trainer on the A–B loop, or ends it (nil; the tempo stays where it got to).
+    /// Starts the step trainer on the A–B loop, or ends it (nil; the tempo stays where it got to).
     case speedTrainer(SpeedTrainerPlan?)
+    /// "Again" while the step trainer runs: the pass heard does not count; with a plan that falls back, the next pass
+    /// is a step slower. Refused with no trainer running.
+    case trainerAgain
+    /// The `trainer` key: ends the trainer when it runs; else starts the section's plan (the section playing), or the
+    /// last plan used, or else the configured one.
+    case toggleTrainer
     /// Count-in clicks before playback starts (and before each loop pass if asked); nil or 0 beats: none.
     case countIn(CountInPlan?)
     /// Speaks `text`, or with nil what is playing (title, artist, loop and speed), as `setAnnouncements` says.
@@ -172,26 +178,53 @@ public struct CountInPlan: Sendable, Hashable {
     }
 }
 
-/// The speed trainer: start at `startPercent`, add `stepPercent` every `everyPasses` loop passes, up to
-/// `ceilingPercent`.
+/// The step trainer: start at `startPercent`, add `stepPercent` every `everyPasses` loop passes, up to
+/// `ceilingPercent` (the target); with `fallsBack`, "again" (`trainerAgain`) takes the next pass a step back down.
+/// A value; any thread.
 public struct SpeedTrainerPlan: Sendable, Hashable {
     public var startPercent: Int
     public var stepPercent: Int
     public var everyPasses: Int
     public var ceilingPercent: Int
+    /// "Again" falls back a step (else it only starts the step's passes over).
+    public var fallsBack: Bool
 
-    public init(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int) {
+    public init(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int, fallsBack: Bool = false) {
         self.startPercent = startPercent
         self.stepPercent = stepPercent
         self.everyPasses = everyPasses
         self.ceilingPercent = ceilingPercent
+        self.fallsBack = fallsBack
+    }
+
+    /// What the `trainer` key starts with no plan of a section's and none used before: 70 % to 100 % in 5 % steps,
+    /// two passes each, a step back on "again".
+    public static let standard = SpeedTrainerPlan(startPercent: 70, stepPercent: 5, everyPasses: 2, ceilingPercent: 100,
+                                                  fallsBack: true)
+
+    /// The most passes a step may ask for.
+    public static let maxPassesPerStep = 1000
+
+    /// The tempo after `steps` steps up (at most the target), in percent.
+    public func tempoPercent(afterSteps steps: Int) -> Int {
+        min(ceilingPercent, startPercent + min(steps, 200) * stepPercent)
+    }
+
+    /// The steps from the start to the target.
+    public var steps: Int { stepPercent > 0 ? (ceilingPercent - startPercent + stepPercent - 1) / stepPercent : 0 }
+
+    /// Its words on the protocol and in the CLI: `70 5 2 100` (`fallback` after them when it falls back).
+    public var words: String {
+        "\(startPercent) \(stepPercent) \(everyPasses) \(ceilingPercent)" + (fallsBack ? " fallback" : "")
     }
 
     /// Nil when the plan is out of range (tempos 50–150, step 1–50, ceiling not below the start, passes ≥ 1).
     public var problem: String? {
         guard (50...150).contains(startPercent), (50...150).contains(ceilingPercent) else { return "tempos must be 50-150 %" }
         guard ceilingPercent >= startPercent else { return "the ceiling must not be below the start" }
-        guard (1...50).contains(stepPercent), everyPasses >= 1 else { return "step 1-50 %, every 1 or more passes" }
+        guard (1...50).contains(stepPercent), (1...Self.maxPassesPerStep).contains(everyPasses) else {
+            return "step 1-50 %, every 1 to \(Self.maxPassesPerStep) passes"
+        }
         return nil
     }
 }
@@ -230,6 +263,11 @@ public struct PlayerStatus: Sendable, Hashable {
     public var metronome: MetronomePlan?
     /// The count-in before play starts (nil: none).
     public var countIn: CountInPlan?
+    /// The step trainer running, if any (its tempo now is `tempoPercent`).
+    public var trainer: SpeedTrainerPlan?
+    /// The tempo of the last loop pass heard to its end on the current entry's loop (or queued section): what the
+    /// practice statistics count as the tempo reached on it. Nil until a pass ends, and again when the loop changes.
+    public var lastPassTempoPercent: Int?
     /// The current track's sections (its practice memory), and the one whose region is the loop now.
     public var sections: [PracticeSection] = []
     public var activeSection: Int?

@@ -65,11 +65,26 @@ public struct PracticeLoopTime: Sendable, Hashable {
     public var seconds: Double
     /// The track's section with these ends, if it has one (its name).
     public var section: String?
+    /// The tempo reached in this region on each day of the period that has one, oldest first.
+    public var tempoReached: [PracticeTempoDay]
 
-    public init(startSeconds: Double, endSeconds: Double, seconds: Double, section: String? = nil) {
+    public init(startSeconds: Double, endSeconds: Double, seconds: Double, section: String? = nil,
+                tempoReached: [PracticeTempoDay] = []) {
         self.startSeconds = startSeconds
         self.endSeconds = endSeconds
         self.seconds = seconds
         self.section = section
+        self.tempoReached = tempoReached
+    }
+}
+
+/// The tempo reached in a loop region on one local day: the tempo of its fastest pass heard to the end that day.
+public struct PracticeTempoDay: Sendable, Hashable {
+    public var day: String
+    public var percent: Int
+
+    public init(day: String, percent: Int) {
+        self.day = day
+        self.percent = percent
     }
 }

@@ -12,9 +12,12 @@ public struct PracticeSection: Sendable, Hashable {
     public var passes: Int?
     /// 50–150 %, nil: the tempo in force.
     public var tempoPercent: Int?
+    /// The step trainer this section climbs with when played (nil: none; it then plays at `tempoPercent`).
+    public var trainer: SpeedTrainerPlan?
 
     public init(name: String, startMilliseconds: Int64, endMilliseconds: Int64, passes: Int? = nil,
-                tempoPercent: Int? = nil) {
+                tempoPercent: Int? = nil, trainer: SpeedTrainerPlan? = nil) {
+        self.trainer = trainer
         self.name = name
         self.startMilliseconds = startMilliseconds
         self.endMilliseconds = endMilliseconds
@@ -37,6 +40,7 @@ public struct PracticeSection: Sendable, Hashable {
         }
         if let passes, !(1...1000).contains(passes) { return "a section plays 1 to 1000 times" }
         if let tempoPercent, !(50...150).contains(tempoPercent) { return "a section's tempo is 50-150 %" }
+        if let problem = trainer?.problem { return "a section's trainer: " + problem }
         return nil
     }
 

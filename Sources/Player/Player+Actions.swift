@@ -80,10 +80,12 @@ extension Player {
         try await step(.setLoop(entry: entry, region))
     }
 
-    /// Starts the speed trainer (tempos in percent); the start tempo applies at once.
-    public func setSpeedTrainer(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int) async {
-        await stepLogged(.speedTrainer(SpeedTrainer(start: Double(startPercent) / 100, step: Double(stepPercent) / 100,
-                                                    everyPasses: everyPasses, ceiling: Double(ceilingPercent) / 100)))
+    /// Starts the step trainer (tempos in percent); the start tempo applies at once. Throws a plan out of range.
+    public func setSpeedTrainer(startPercent: Int, stepPercent: Int, everyPasses: Int, ceilingPercent: Int,
+                                fallsBack: Bool = false) async throws {
+        try await perform(.speedTrainer(SpeedTrainerPlan(startPercent: startPercent, stepPercent: stepPercent,
+                                                         everyPasses: everyPasses, ceilingPercent: ceilingPercent,
+                                                         fallsBack: fallsBack)))
     }
 
     public func clearSpeedTrainer() async { await stepLogged(.speedTrainer(nil)) }

@@ -82,6 +82,7 @@ public actor Player: PlayerControl {
         case let .setPitch(semitones): engine.setPitch(semitones: semitones)
         case let .setMetronome(setting): engine.setMetronome(setting)
         case let .setTrainer(trainer): engine.setTrainer(trainer)
+        case .trainerAgain: engine.trainerAgain()
         case let .prepareTrackAnnouncement(entry, speech, duck): engine.prepareTrackAnnouncement(entry, speech, duck: duck)
         }
     }
@@ -132,11 +133,11 @@ public actor Player: PlayerControl {
             await stepLogged(.decodingStarted(entry, announcement: announcement))
         case let .trackFailed(entry, reason): await stepLogged(.trackFailed(entry, reason: reason))
         case let .trackAudible(entry, generation): await stepLogged(.trackAudible(entry, generation: generation))
-        case .passHeard:
-            // Nothing to keep or save: the pass is read from the engine; displays are told (`status`'s loop_pass).
-            changeSink.yield(.player)
+        case let .passHeard(entry, pass):
+            // The tempo the trainer set for this pass is heard from here; displays are told (`status`'s loop_pass).
+            await stepLogged(.passHeard(entry, pass: pass))
         case .ended: await stepLogged(.ended)
-        case let .tempoChanged(tempo): await stepLogged(.tempoChanged(tempo))
+        case let .tempoChanged(tempo, entry, pass): await stepLogged(.tempoChanged(tempo, entry: entry, pass: pass))
         case let .streamName(entry, name): await stepLogged(.streamTags(entry, name: name, title: nil))
         case let .streamTitle(entry, title):
             logger.info("stream entry \(entry): \(title.isEmpty ? "(no title)" : title)")

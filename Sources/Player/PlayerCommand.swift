@@ -26,7 +26,7 @@ enum PlayerCommand {
     case priority(UInt8, [Range<Int>])
     case volumeCeiling(Int)
     case setLoop(entry: EntryID, LoopRegion)
-    case speedTrainer(SpeedTrainer?)
+    case speedTrainer(SpeedTrainerPlan?)
     case clearError
     /// Puts back a saved state; `idleRate`: the current entry's rate when it has a loop and the snapshot had none.
     case restore(PlayerSnapshot, entries: [QueueEntry], policy: ResumePolicy, idleRate: Int?)
@@ -44,7 +44,10 @@ enum PlayerCommand {
     case trackFailed(EntryID, reason: String)
     case trackAudible(EntryID, generation: Int)
     case ended
-    case tempoChanged(Double)
+    /// The step trainer set pass `pass` of `entry` to `tempo` (ahead of the listener).
+    case tempoChanged(Double, entry: EntryID, pass: Int)
+    /// Pass `pass` of `entry`'s loop is heard from now on.
+    case passHeard(EntryID, pass: Int)
     /// A network stream's name or title changed (nil: unchanged).
     case streamTags(EntryID, name: String?, title: String?)
 }
@@ -62,7 +65,8 @@ enum EngineOrder: Equatable {
     case setTempo(Double)
     case setPitch(semitones: Double)
     case setMetronome(MetronomeSetting?)
-    case setTrainer(SpeedTrainer?)
+    case setTrainer(SpeedTrainerPlan?)
+    case trainerAgain
     case prepareTrackAnnouncement(EntryID, Speech, duck: Bool)
 }
 

@@ -57,9 +57,23 @@ extension PlayerState {
                                                                   modes.transposeCents + bounded)), &step)
         case let .speedTrainer(plan?):
             if let problem = plan.problem { throw Player.ActionError.invalidValue(problem) }
-            setTrainer(SpeedTrainer(start: Double(plan.startPercent) / 100, step: Double(plan.stepPercent) / 100,
-                                    everyPasses: plan.everyPasses, ceiling: Double(plan.ceilingPercent) / 100), &step)
+            setTrainer(plan, &step)
         case .speedTrainer(nil): setTrainer(nil, &step)
+        case .trainerAgain:
+            guard trainer.plan != nil else { throw Player.ActionError.invalidValue("no step trainer is running") }
+            step.order(.trainerAgain)
+            step.changed(.player)
+        case .toggleTrainer:
+            if trainer.plan != nil {
+                setTrainer(nil, &step)
+            } else {
+                guard loopMarks.loop != nil else {
+                    throw Player.ActionError.invalidValue("the step trainer climbs on a loop: set A and B or play a section")
+                }
+                let rate = step.heard.sourceRate
+                let section = activeSection(rate: rate, on: current).map { sections(for: current)[$0] }
+                setTrainer(section?.trainer ?? trainer.lastPlan ?? SpeedTrainerPlan.standard, &step)
+            }
         case .announce: break  // words, not state: the driver renders and plays them (`Player.announce`)
         case let .setAnnouncements(duck, onTrackChange):
             changeOptions(&step) { $0.announcements = AnnouncementStyle(duck: duck, onTrackChange: onTrackChange) }
@@ -194,7 +208,11 @@ extension PlayerState {
                                 end: FrameTime.frames(milliseconds: section.endMilliseconds, rate: heard.rate),
                                 repeatCount: section.passes.map { $0 - 1 })
         setLoopMarks(try .region(region, on: entry.id), &step)
-        if let tempo = section.tempoPercent { setSteppedTempo(tempo, &step) }
+        if let plan = section.trainer {
+            setTrainer(plan, &step)
+        } else if let tempo = section.tempoPercent {
+            setSteppedTempo(tempo, &step)
+        }
         begin(entry, atFrame: region.start, rate: heard.rate, countingIn: stopped, paused: stopped ? false : nil,
               songStarted: stopped, &step)
     }
@@ -323,7 +341,7 @@ extension ControlAction {
     /// Whether the action is the listener's own change of the tempo or the loop (a practice memory is not).
     var setsPracticeSettings: Bool {
         switch self {
-        case .setTempo, .changeTempo, .setTranspose, .changeTranspose, .speedTrainer, .loopSetA, .loopSetB, .loopCycle,
+        case .setTempo, .changeTempo, .setTranspose, .changeTranspose, .speedTrainer, .toggleTrainer, .loopSetA, .loopSetB, .loopCycle,
              .loopClear, .loopLast, .loopLastBars, .loopNudge, .setLoop, .tapTempo, .setBeat, .playSection: true
         default: false
         }

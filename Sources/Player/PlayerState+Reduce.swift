@@ -87,8 +87,12 @@ extension PlayerState {
         case let .trackFailed(entry, reason): trackFailed(entry, reason: reason, &step)
         case let .trackAudible(entry, generation): trackAudible(entry, generation: generation, &step)
         case .ended: queueEnded(&step)
-        case let .tempoChanged(tempo):
-            modes.tempoPercent = PlayerModes.percent(ofRatio: tempo)
+        case let .tempoChanged(tempo, entry, pass):
+            let change = TrainerRun.PassTempo(entry: entry, pass: pass, percent: PlayerModes.percent(ofRatio: tempo))
+            if let now = trainer.schedule(change) { modes.tempoPercent = now }
+            step.changed(.player)
+        case let .passHeard(entry, pass):
+            if let now = trainer.passHeard(entry: entry, pass: pass, endedAt: tempoPercent) { modes.tempoPercent = now }
             step.changed(.player)
         case let .streamTags(entry, name, title): streamTagsChanged(entry, name: name, title: title, &step)
         }
@@ -223,6 +227,7 @@ extension PlayerState {
 
     /// Plays at `percent` of normal speed.
     mutating func setTempo(_ percent: Int, _ step: inout PlayerStep) {
+        trainer.forgetScheduled()
         modes.tempoPercent = percent
         step.order(.setTempo(Double(percent) / 100))
         step.changed(.player)
@@ -236,16 +241,22 @@ extension PlayerState {
         step.changed(.player)
     }
 
-    /// Starts (its start tempo at once) or ends the speed trainer; the engine reports each step as `tempoChanged`.
-    mutating func setTrainer(_ trainer: SpeedTrainer?, _ step: inout PlayerStep) {
-        if let trainer { modes.tempoPercent = PlayerModes.percent(ofRatio: trainer.start) }
-        step.order(.setTrainer(trainer))
+    /// Starts (its start tempo at once) or ends the step trainer; the engine reports each step as `tempoChanged`.
+    mutating func setTrainer(_ plan: SpeedTrainerPlan?, _ step: inout PlayerStep) {
+        trainer.forgetScheduled()
+        trainer.plan = plan
+        if let plan {
+            trainer.lastPlan = plan
+            modes.tempoPercent = plan.startPercent
+        }
+        step.order(.setTrainer(plan))
         step.changed(.player)
     }
 
     /// Replaces the loop marks and gives the engine the loop region (or takes it away).
     mutating func setLoopMarks(_ marks: LoopMarks, _ step: inout PlayerStep) {
         pendingLoopJump = nil
+        if marks.loop != loopMarks.loop { trainer.forgetPasses() }
         if let loop = marks.loop {
             step.order(.setLoop(entry: loop.entry, loop.region))
         } else if let old = loopMarks.loop {

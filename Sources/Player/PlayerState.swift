@@ -33,6 +33,8 @@ struct PlayerState {
     var entryTempo = EntryTempo()
     /// The click as it was last on, for its button to turn it on again the same way.
     var lastMetronome: MetronomePlan?
+    /// The step trainer: its plan, the tempos it set ahead of the listener, the last pass heard to its end.
+    var trainer = TrainerRun()
     /// The tap-tempo button's taps so far.
     var taps = TapTempo()
     /// A loop was set behind what is heard: the engine is about to jump to its start (`notePendingLoopJump`).
@@ -175,6 +177,10 @@ struct PlayerState {
         status.activeSection = activeSection(rate: status.sourceSampleRate, on: status.entryID)
         status.loop = loopMarks.loop.flatMap { $0.entry == status.entryID ? $0.region : nil }
         if status.loop != nil, heard.entryID == status.entryID { status.loopPass = engineHeard.pass }
+        status.trainer = trainer.plan
+        if let completed = trainer.completed, completed.entry == status.entryID, status.loop != nil || status.span != nil {
+            status.lastPassTempoPercent = completed.percent
+        }
         status.loopPendingA = loopMarks.pendingA?.frame
         status.replayGain = modes.replayGain
         status.outputFormat = heard.deviceFormat?.description

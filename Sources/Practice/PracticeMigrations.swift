@@ -74,6 +74,29 @@ enum PracticeMigrations {
                 BEGIN SELECT RAISE(IGNORE); END;
                 """)
         }
+        migrations.register("v13-practice-trainer", after: "v12-web-access") { db in
+            // A section's step trainer (start, step, passes per step, target, whether "again" falls back; all null:
+            // none), and the tempo reached per local day and loop region: the tempo of the fastest pass heard to its
+            // end there that day. A region with a reached tempo always has time counted (`practice_time`), so the
+            // purge trigger needs no change.
+            try db.execute(sql: """
+                ALTER TABLE practice_section ADD COLUMN trainer_start INTEGER;
+                ALTER TABLE practice_section ADD COLUMN trainer_step INTEGER;
+                ALTER TABLE practice_section ADD COLUMN trainer_every INTEGER;
+                ALTER TABLE practice_section ADD COLUMN trainer_target INTEGER;
+                ALTER TABLE practice_section ADD COLUMN trainer_fallback INTEGER NOT NULL DEFAULT 0;
+                CREATE TABLE practice_tempo (
+                    day TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    identity_id INTEGER,
+                    path TEXT NOT NULL,
+                    loop_start_ms INTEGER NOT NULL,
+                    loop_end_ms INTEGER NOT NULL,
+                    tempo_percent INTEGER NOT NULL,
+                    PRIMARY KEY (day, subject, loop_start_ms, loop_end_ms)
+                ) WITHOUT ROWID;
+                """)
+        }
     }
 
     /// The library forgets an identity missing for 30 days that nothing refers to (`ScanFinisher`); it knows its own

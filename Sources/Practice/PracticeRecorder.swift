@@ -78,6 +78,7 @@ public actor PracticeRecorder {
         let subject = PracticeVisit.subject(status)
         let previous = last
         if let previous, let counted = previous.subject { tally.add(from: previous.at, to: now, counted) }
+        if let subject, let percent = status.lastPassTempoPercent { tally.reach(percent, at: now, subject) }
         last = (now, subject)
         if subject != nil { playingSignal.yield() }
         await giveSections(status)
@@ -90,15 +91,16 @@ public actor PracticeRecorder {
     public func flush() async {
         lastFlush = clock.now
         guard !tally.isEmpty else { return }
-        let rows = tally.take()
+        let rows = tally.take(), reached = tally.takeReached()
         do {
-            try await store.add(rows)
+            try await store.add(rows, reached: reached)
             if failing { logger.notice("practice statistics are being saved again") }
             failing = false
         } catch {
             if !failing { logger.warning("cannot save practice statistics (\(error)); keeping them in memory") }
             failing = true
             tally.restore(rows)
+            tally.restoreReached(reached)
         }
     }
 

@@ -30,9 +30,19 @@ public struct PracticeStore: Sendable {
 
     public init(database: FermataDatabase) { self.database = database }
 
-    /// Adds the seconds to their rows, all in one transaction.
-    func add(_ rows: [PracticeTally.Key: Double]) async throws {
+    /// Adds the seconds to their rows and raises the reached tempos, all in one transaction.
+    func add(_ rows: [PracticeTally.Key: Double], reached: [PracticeTally.Key: Int] = [:]) async throws {
         try await database.pool.write { db in
+            for (key, percent) in reached {
+                guard let loop = key.subject.loop else { continue }
+                let (subject, identity) = try Self.subject(db, path: key.subject.path)
+                try db.execute(sql: """
+                    INSERT INTO practice_tempo (day, subject, identity_id, path, loop_start_ms, loop_end_ms, tempo_percent)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (day, subject, loop_start_ms, loop_end_ms)
+                    DO UPDATE SET tempo_percent = max(tempo_percent, excluded.tempo_percent), path = excluded.path
+                    """, arguments: [key.day, subject, identity, key.subject.path, loop.start, loop.end, percent])
+            }
             for (key, seconds) in rows {
                 let (subject, identity) = try Self.subject(db, path: key.subject.path)
                 try db.execute(sql: """
@@ -57,6 +67,10 @@ public struct PracticeStore: Sendable {
                 """, arguments: [firstDay, lastDay])
             var tracks: [String: PracticeTrackTime] = [:]
             var sectionsBySubject = Memo<[PracticeSection]>()
+            let reached = try PracticeTempoRecord.fetchAll(db, sql: """
+                SELECT day, subject, loop_start_ms, loop_end_ms, tempo_percent FROM practice_tempo
+                WHERE day BETWEEN ? AND ? ORDER BY day
+                """, arguments: [firstDay, lastDay])
             for group in groups {
                 let subject = group.subject
                 if tracks[subject] == nil {
@@ -68,9 +82,11 @@ public struct PracticeStore: Sendable {
                 if start >= 0 && end > start {
                     let section = try sectionsBySubject.cached(subject) { try Self.sections(db, subject: subject) }
                         .first { $0.matches(startMilliseconds: start, endMilliseconds: end) }?.name
+                    let days = reached.filter { $0.subject == subject && $0.loopStartMs == start && $0.loopEndMs == end }
+                        .map { PracticeTempoDay(day: $0.day, percent: $0.tempoPercent) }
                     tracks[subject]?.loops.append(PracticeLoopTime(startSeconds: Double(start) / 1000,
                                                                    endSeconds: Double(end) / 1000, seconds: seconds,
-                                                                   section: section))
+                                                                   section: section, tempoReached: days))
                 }
             }
             return tracks.values.map { track in
@@ -129,10 +145,14 @@ public struct PracticeStore: Sendable {
             try db.execute(sql: "DELETE FROM practice_section WHERE subject = ?", arguments: [subject])
             for (position, section) in sections.enumerated() {
                 try db.execute(sql: """
-                    INSERT INTO practice_section (subject, position, name, start_ms, end_ms, passes, tempo_percent)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO practice_section (subject, position, name, start_ms, end_ms, passes, tempo_percent,
+                        trainer_start, trainer_step, trainer_every, trainer_target, trainer_fallback)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [subject, position, section.name, section.startMilliseconds,
-                                     section.endMilliseconds, section.passes, section.tempoPercent])
+                                     section.endMilliseconds, section.passes, section.tempoPercent,
+                                     section.trainer?.startPercent, section.trainer?.stepPercent,
+                                     section.trainer?.everyPasses, section.trainer?.ceilingPercent,
+                                     section.trainer?.fallsBack == true ? 1 : 0])
             }
         }
     }
@@ -140,11 +160,18 @@ public struct PracticeStore: Sendable {
     /// A subject's sections; a row a hand edit made unusable is left out.
     static func sections(_ db: Database, subject: String) throws -> [PracticeSection] {
         try PracticeSectionRecord.fetchAll(db, sql: """
-            SELECT name, start_ms, end_ms, passes, tempo_percent FROM practice_section WHERE subject = ?
-            ORDER BY position
+            SELECT name, start_ms, end_ms, passes, tempo_percent, trainer_start, trainer_step, trainer_every,
+                trainer_target, trainer_fallback
+            FROM practice_section WHERE subject = ? ORDER BY position
             """, arguments: [subject]).compactMap { row in
+            var trainer: SpeedTrainerPlan?
+            if let start = row.trainerStart, let step = row.trainerStep, let every = row.trainerEvery,
+               let target = row.trainerTarget {
+                trainer = SpeedTrainerPlan(startPercent: start, stepPercent: step, everyPasses: every,
+                                           ceilingPercent: target, fallsBack: row.trainerFallback != 0)
+            }
             let section = PracticeSection(name: row.name, startMilliseconds: row.startMs, endMilliseconds: row.endMs,
-                                          passes: row.passes, tempoPercent: row.tempoPercent)
+                                          passes: row.passes, tempoPercent: row.tempoPercent, trainer: trainer)
             return section.problem == nil ? section : nil
         }
     }
@@ -222,6 +249,22 @@ private struct PracticeSectionRecord: Decodable, FetchableRecord {
     var endMs: Int64
     var passes: Int?
     var tempoPercent: Int?
+    var trainerStart: Int?
+    var trainerStep: Int?
+    var trainerEvery: Int?
+    var trainerTarget: Int?
+    var trainerFallback: Int
+}
+
+/// A `practice_tempo` row: the tempo reached on a day in a loop region.
+private struct PracticeTempoRecord: Decodable, FetchableRecord {
+    static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
+
+    var day: String
+    var subject: String
+    var loopStartMs: Int64
+    var loopEndMs: Int64
+    var tempoPercent: Int
 }
 
 /// The `track` columns `PracticeStore.describe` reads: path and tags.

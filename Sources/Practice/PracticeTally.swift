@@ -33,10 +33,30 @@ struct PracticeTally: Sendable {
 
     let calendar: PracticeCalendar
     private(set) var pending: [Key: Double] = [:]
+    /// The fastest tempo (percent) of a loop pass heard to its end, per day and loop region, not yet written.
+    private(set) var reached: [Key: Int] = [:]
 
     init(calendar: PracticeCalendar) { self.calendar = calendar }
 
-    var isEmpty: Bool { pending.isEmpty }
+    var isEmpty: Bool { pending.isEmpty && reached.isEmpty }
+
+    /// A pass over `subject`'s loop region ended at `percent` at `date` (kept: the fastest of the day).
+    mutating func reach(_ percent: Int, at date: Date, _ subject: PracticeSubject) {
+        guard subject.loop != nil, (50...150).contains(percent) else { return }
+        let key = Key(day: calendar.day(date), subject: subject)
+        reached[key] = max(reached[key] ?? 0, percent)
+    }
+
+    /// Hands the reached tempos over and forgets them.
+    mutating func takeReached() -> [Key: Int] {
+        defer { reached.removeAll() }
+        return reached
+    }
+
+    /// Puts back reached tempos that could not be written.
+    mutating func restoreReached(_ rows: [Key: Int]) {
+        reached.merge(rows, uniquingKeysWith: max)
+    }
 
     /// Counts `start..<end` against `subject`; a backwards or empty stretch (the clock was set back) counts nothing.
     mutating func add(from start: Date, to end: Date, _ subject: PracticeSubject) {

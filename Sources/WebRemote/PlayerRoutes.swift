@@ -129,6 +129,8 @@ struct PlayerRoutes: Sendable {
         case "transpose_by":
             return .action(.changeTranspose(by: Int((try number(-25...25) * 100).rounded())))
         case "metronome": return .action(.toggleMetronome)
+        case "trainer": return .action(.toggleTrainer)
+        case "trainer_again": return .action(.trainerAgain)
         case "count_in":
             let beats = try whole(0...16, default: 4)
             return .action(.countIn(beats == 0 ? nil : CountInPlan(beats: beats)))

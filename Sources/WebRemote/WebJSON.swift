@@ -102,6 +102,9 @@ enum WebJSON {
         var bpm: Double?
         var metronome: Bool
         var countIn: Int?
+        /// The step trainer running (`70 5 2 100 [fallback]`), and the tempo of the last loop pass heard to its end.
+        var trainer: String?
+        var passTempo: Int?
         var loop: Loop?
         var loopA: Double?
         var section: Section?

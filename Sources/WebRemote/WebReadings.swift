@@ -26,7 +26,7 @@ struct WebReadings: Sendable {
             volumeMax: backend.volumeLimits.max, repeat: player.repeatMode != .off, random: info.random,
             single: player.single, consume: info.consume, tempo: player.tempoPercent,
             transpose: Double(player.transposeCents) / 100, bpm: player.beat?.bpm, metronome: player.metronome != nil,
-            countIn: player.countIn?.beats,
+            countIn: player.countIn?.beats, trainer: player.trainer?.words, passTempo: player.lastPassTempoPercent,
             loop: known ? player.loop.map {
                 WebJSON.Loop(start: Double($0.start) / rate, end: Double($0.end) / rate, passes: $0.repeatCount.map { $0 + 1 },
                              pass: player.loopPass)

@@ -107,21 +107,40 @@ struct MetronomeCommand: ParsableCommand {
     }
 }
 
-/// `fermata trainer START STEP EVERY CEILING` or `fermata trainer off`: the speed trainer on the A–B loop.
+/// `fermata trainer START STEP EVERY TARGET [--fallback]`, `fermata trainer again`, `fermata trainer off`, or
+/// `fermata trainer` alone (what runs, the tempo and the tempo of the last pass heard to its end): the step trainer on
+/// the A–B loop or the section playing.
 struct TrainerCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trainer",
-        abstract: "Loop speed trainer: start at START %, add STEP % every EVERY passes up to CEILING %; or off.")
+        abstract: "Step trainer: start at START %, add STEP % every EVERY passes up to TARGET %; again; or off.",
+        discussion: "Each pass is exact and the tempo changes only where a pass begins; the click and the count-in "
+            + "follow it. With --fallback, \"again\" (this command, the trainer-again button or pedal) takes the next "
+            + "pass a step slower; without, the pass heard does not count. \"fermata section trainer\" keeps a plan "
+            + "with a section.")
     @OptionGroup var connection: ConnectionOptions
-    @Argument(help: "START STEP EVERY CEILING (e.g. 70 5 2 100), or off.") var words: [String]
+    @Flag(help: "\"again\" falls back a step.") var fallback = false
+    @Argument(help: "START STEP EVERY TARGET (e.g. 70 5 2 100), again, or off; nothing: what runs.") var words: [String] = []
 
     func validate() throws {
-        guard words == ["off"] || (words.count == 4 && words.allSatisfy({ Int($0).map { (0...1000).contains($0) } ?? false })) else {
-            throw ValidationError("use: trainer START STEP EVERY CEILING (numbers), or trainer off")
+        let numbers = words.count == 4 && words.allSatisfy { Int($0).map { (0...1000).contains($0) } ?? false }
+        guard words.isEmpty || words == ["off"] || words == ["again"] || numbers else {
+            throw ValidationError("use: trainer START STEP EVERY TARGET [--fallback] (numbers), trainer again, or trainer off")
         }
+        if fallback && !numbers { throw ValidationError("--fallback goes with a plan: trainer 70 5 2 100 --fallback") }
     }
 
-    func run() throws { try SimpleCommand.send(connection, "speed_trainer " + words.joined(separator: " ")) }
+    func run() throws {
+        guard !words.isEmpty else {
+            try withConnection(connection) { client in
+                let answer = dictionary(try client.command("loop_status"))
+                let last = answer["pass_tempo"].map { "; last pass at \($0) %" } ?? ""
+                print("trainer: \(answer["trainer"] ?? "off"); tempo \(answer["tempo"] ?? "100") %\(last)")
+            }
+            return
+        }
+        try SimpleCommand.send(connection, "speed_trainer " + words.joined(separator: " ") + (fallback ? " fallback" : ""))
+    }
 }
 
 /// `fermata countin BEATS [--bpm N] [--each-pass]` or `fermata countin off`: clicks before play starts.

@@ -56,7 +56,8 @@ struct PracticeStatsCommand: ParsableCommand {
             let pad = String(repeating: " ", count: max(0, 12 - seconds.count))
             if let start = group["loop_start"].flatMap(Double.init), let end = group["loop_end"].flatMap(Double.init) {
                 let loop = "loop \(clock(start, millis: true))-\(clock(end, millis: true))"
-                out += "    \(pad)\(seconds)  " + (group["section"].map { "\($0) (\(loop))" } ?? loop) + "\n"
+                out += "    \(pad)\(seconds)  " + (group["section"].map { "\($0) (\(loop))" } ?? loop)
+                    + reached(group["tempo_reached"], today: head["to"]) + "\n"
             } else {
                 let name = [group["Title"], group["Artist"]].compactMap { $0 }.joined(separator: " - ")
                 out += "  \(pad)\(seconds)  \(name.isEmpty ? group["file"] ?? "?" : name)\n"
@@ -140,9 +141,42 @@ struct PracticeStatsCommand: ParsableCommand {
         var groups: [[String: String]] = []
         for (key, value) in pairs.drop(while: { $0.key != "file" }) {
             if key == "file" { groups.append([:]) }
-            groups[groups.count - 1][key] = value
+            // `tempo_reached` comes once per day: kept in order, separated by commas.
+            if key == "tempo_reached", let before = groups[groups.count - 1][key] {
+                groups[groups.count - 1][key] = before + "," + value
+            } else {
+                groups[groups.count - 1][key] = value
+            }
         }
         return groups
+    }
+
+    /// ": 85 % on Mon 11-16, 95 % today" from `tempo_reached` values (`YYYY-MM-DD PERCENT`, comma-separated); empty
+    /// with none. `today`: the report's last day.
+    static func reached(_ values: String?, today: String?) -> String {
+        guard let values else { return "" }
+        let days = values.split(separator: ",").compactMap { value -> String? in
+            let parts = value.split(separator: " ")
+            guard parts.count == 2, let percent = Int(parts[1]) else { return nil }
+            let day = String(parts[0])
+            if day == today { return "\(percent) % today" }
+            let name = weekday(of: day).map { "\($0) " } ?? ""
+            return "\(percent) % on \(name)\(day.dropFirst(5))"
+        }
+        return days.isEmpty ? "" : ": " + days.joined(separator: ", ")
+    }
+
+    /// "Mon" for a `YYYY-MM-DD` day (Gregorian), nil for anything else.
+    static func weekday(of day: String) -> String? {
+        let parts = day.split(separator: "-").compactMap { Int($0) }
+        guard parts.count == 3, (1...12).contains(parts[1]), (1...31).contains(parts[2]), (1...9999).contains(parts[0])
+        else { return nil }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? .current
+        guard let date = calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: 12))
+        else { return nil }
+        let names = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
+        return names[(calendar.component(.weekday, from: date) - 1) % 7]
     }
 
     /// `45 s`, `12 min 03 s`, `1 h 02 min`.

@@ -3,8 +3,9 @@ import FermataCore
 import Foundation
 
 /// `fermata section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | next | prev |
-/// delete N | queue NAME [FILE]`: the current track's named practice sections (positions from 1, times in seconds or
-/// m:ss); `queue` adds a section of the current track (or of FILE) to the queue as an entry of its own.
+/// delete N | queue NAME [FILE] | trainer N|NAME START STEP EVERY TARGET [--fallback] | trainer N|NAME off`: the
+/// current track's named practice sections (positions from 1, times in seconds or m:ss); `queue` adds a section of the
+/// current track (or of FILE) to the queue as an entry of its own; `trainer` keeps a step trainer with a section.
 struct SectionCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "section", abstract: "List, save, add, play or delete the current track's practice sections.")
@@ -13,9 +14,10 @@ struct SectionCommand: ParsableCommand {
     var words: [String] = []
     @Option(help: "With add: how many times the section plays (1-1000; default: for ever).") var passes: Int?
     @Option(help: "With add: the section's tempo in percent (50-150).") var tempo: Int?
+    @Flag(help: "With trainer: \"again\" falls back a step.") var fallback = false
 
     static let usage = "use: section [list] | save [NAME] | add NAME A B [--passes N] [--tempo P] | play N|NAME | "
-        + "next | prev | delete N | queue NAME [FILE]"
+        + "next | prev | delete N | queue NAME [FILE] | trainer N|NAME START STEP EVERY TARGET [--fallback] | trainer N|NAME off"
 
     /// The protocol line for the words, or nil for `list`.
     func line() throws -> String? {
@@ -26,6 +28,14 @@ struct SectionCommand: ParsableCommand {
         case "next" where words.count == 1: return "section_next"
         case "prev" where words.count == 1, "previous" where words.count == 1: return "section_previous"
         case "play" where words.count == 2: return "section_play " + ControlConnection.quote(words[1])
+        case "trainer" where words.count == 3 && words[2] == "off" && !fallback:
+            return "section_trainer \(ControlConnection.quote(words[1])) off"
+        case "trainer" where words.count == 6:
+            guard words[2...].allSatisfy({ Int($0).map { (0...1000).contains($0) } ?? false }) else {
+                throw ValidationError("use: section trainer N|NAME START STEP EVERY TARGET [--fallback] (numbers)")
+            }
+            return "section_trainer \(ControlConnection.quote(words[1])) " + words[2...].joined(separator: " ")
+                + (fallback ? " fallback" : "")
         case "delete" where words.count == 2:
             guard let n = Int(words[1]), (1...PracticeSection.maxPerTrack).contains(n) else {
                 throw ValidationError("use: section delete N (from 1)")
@@ -49,6 +59,7 @@ struct SectionCommand: ParsableCommand {
 
     func validate() throws {
         if (passes != nil || tempo != nil) && words.first != "add" { throw ValidationError("--passes and --tempo go with add") }
+        if fallback && words.first != "trainer" { throw ValidationError("--fallback goes with trainer") }
         _ = try line()
     }
 
@@ -69,8 +80,9 @@ struct SectionCommand: ParsableCommand {
                 let mark = active == String(index + 1) ? "▶" : " "
                 let passes = section["passes"].map { "  ×\($0)" } ?? "  for ever"
                 let tempo = section["tempo"].map { "  \($0) %" } ?? ""
+                let trainer = section["trainer"].map { "  trainer \($0)" } ?? ""
                 print("\(mark) \(index + 1). \(section["section"] ?? "?")  \(section["start"] ?? "?")-\(section["end"] ?? "?") s"
-                      + passes + tempo)
+                      + passes + tempo + trainer)
             }
         }
     }

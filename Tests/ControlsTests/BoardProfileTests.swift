@@ -161,11 +161,13 @@ import Testing
         for text in ["play-pause", "play", "pause", "stop", "next", "previous", "seek+10", "seek-2.5", "volume+2",
                      "volume-5", "tempo+5", "tempo-5", "transpose+1", "transpose-0.5", "transpose+0.05", "repeat-cycle", "loop", "loop-a", "loop-b", "loop-clear",
                      "announce", "shutdown", "metronome", "tap-tempo", "section-next", "section-previous", "section-save",
-                     "loop-last-8", "loop-last-2-bars"] {
+                     "loop-last-8", "loop-last-2-bars", "trainer", "trainer-again"] {
             #expect(KeyAction(parsing: text)?.description == text)
         }
         #expect(KeyAction(parsing: "volume+0.5") == nil)
         #expect(KeyAction.metronome.controlAction(currentRepeat: .off) == .toggleMetronome)
+        #expect(KeyAction.trainer.controlAction(currentRepeat: .off) == .toggleTrainer)
+        #expect(KeyAction.trainerAgain.controlAction(currentRepeat: .off) == .trainerAgain)
         #expect(KeyAction(parsing: "transpose+0.5")?.controlAction(currentRepeat: .off) == .changeTranspose(by: 50))
         #expect(KeyAction(parsing: "transpose+13") == nil && KeyAction(parsing: "transpose1") == nil)
         #expect(KeyAction(parsing: "transpose+0") == nil && KeyAction(parsing: "transpose") == nil)

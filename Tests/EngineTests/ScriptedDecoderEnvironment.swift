@@ -22,6 +22,7 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
         case mark(TrackMark.Kind, EntryID?, frame: Int64, holds: Bool)
         case decoded(Int)
         case seam(from: Int64, fade: Int)
+        case finishPass(at: Int64)
         case crossfade(Int)
         case insert(frames: Int)
         case overlay(Bool)
@@ -135,6 +136,10 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
     func readSeam(from start: Int64, fadeFrames: Int, format: AudioFormat) throws(DecoderError) {
         actions.append(.seam(from: start, fade: fadeFrames))
         decoderPosition = start + Int64(fadeFrames)
+    }
+
+    func finishPass(at end: Int64, format: AudioFormat) throws(DecoderError) {
+        actions.append(.finishPass(at: end))
     }
 
     func writeSeamCrossfade(fadeFrames: Int, format: AudioFormat) {

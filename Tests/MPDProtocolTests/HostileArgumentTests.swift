@@ -193,11 +193,15 @@ import Testing
             ("count_in 4 each", nil),
             ("speed_trainer 70 5 \(Self.int64Max) 100", "Number too large: \(Self.int64Max)"),
             ("speed_trainer \(Self.int64Max) 5 2 100", "tempos must be 50-150 %"),
-            ("speed_trainer 70 \(Self.int64Min) 2 100", "step 1-50 %, every 1 or more passes"),
-            ("speed_trainer 70 5 0 100", "step 1-50 %, every 1 or more passes"),
-            ("speed_trainer 70 5 -1 100", "step 1-50 %, every 1 or more passes"),
+            ("speed_trainer 70 \(Self.int64Min) 2 100", "step 1-50 %, every 1 to 1000 passes"),
+            ("speed_trainer 70 5 0 100", "step 1-50 %, every 1 to 1000 passes"),
+            ("speed_trainer 70 5 -1 100", "step 1-50 %, every 1 to 1000 passes"),
             ("speed_trainer nan 5 2 100", "tempos must be 50-150 %"),
-            ("speed_trainer 70 5 2147483647 150", nil),
+            ("speed_trainer 70 5 2147483647 150", "step 1-50 %, every 1 to 1000 passes"),
+            ("speed_trainer 70 5 1000 150 fallback", nil),
+            ("speed_trainer 70 5 2 100 sideways", "speed_trainer START STEP EVERY TARGET [fallback], off, or again"),
+            ("section_trainer 0 70 5 2 100", "sections count from 1"),
+            ("section_trainer \(Self.int64Max) off", "Number too large: \(Self.int64Max)"),
         ])
     }
 

@@ -240,8 +240,13 @@ import Testing
         #expect(await driver.send("speed_trainer 70 5 2 100\nspeed_trainer off") == "OK\nOK\n")
         let plan = SpeedTrainerPlan(startPercent: 70, stepPercent: 5, everyPasses: 2, ceilingPercent: 100)
         #expect(await driver.backend.performed.suffix(2) == [.speedTrainer(plan), .speedTrainer(nil)])
+        #expect(await driver.send("speed_trainer again") == "ACK [2@0] {speed_trainer} no step trainer is running\n")
+        #expect(await driver.send("speed_trainer 70 5 2 100 fallback\nspeed_trainer again") == "OK\nOK\n")
+        var fallback = plan
+        fallback.fallsBack = true
+        #expect(await driver.backend.performed.suffix(2) == [.speedTrainer(fallback), .trainerAgain])
         #expect(await driver.send("speed_trainer 90 5 2 80") == "ACK [2@0] {speed_trainer} the ceiling must not be below the start\n")
-        #expect(await driver.send("speed_trainer 70 5") == "ACK [2@0] {speed_trainer} speed_trainer START STEP EVERY CEILING, or off\n")
+        #expect(await driver.send("speed_trainer 70 5") == "ACK [2@0] {speed_trainer} speed_trainer START STEP EVERY TARGET [fallback], off, or again\n")
     }
 
     @Test func countInCommand() async {

@@ -130,7 +130,15 @@ public actor InMemoryBackend: MPDBackend {
         case let .changeTempo(delta): player.tempoPercent = min(150, max(50, player.tempoPercent + delta)); idle.publish(.player)
         case let .setTranspose(cents): player.transposeCents = cents; idle.publish(.player)
         case let .changeTranspose(delta): player.transposeCents += delta; idle.publish(.player)
-        case let .speedTrainer(plan): if let plan { player.tempoPercent = plan.startPercent }; idle.publish(.player)
+        case let .speedTrainer(plan):
+            if let plan { player.tempoPercent = plan.startPercent }
+            player.trainer = plan
+            idle.publish(.player)
+        case .trainerAgain:
+            guard player.trainer != nil else { throw MPDError.badArgument("no step trainer is running") }
+        case .toggleTrainer:
+            player.trainer = player.trainer == nil ? .standard : nil
+            idle.publish(.player)
         case .countIn, .setAnnouncements: idle.publish(.options)
         case .announce: break
         case .practiceMemory: throw MPDError(.argument, "practice memory comes from the daemon's recorder only")

@@ -1,4 +1,5 @@
 import AudioCore
+import AudioOutput
 import Engine
 import FermataCore
 import Foundation
@@ -89,43 +90,44 @@ import Testing
             return status.entryID == rig.ids[1]
         }
         #expect(finished, "the second entry was reached")
-        #expect(seen.first == 1 && seen.last == 3 && seen == seen.sorted() && Set(seen).count == seen.count,
-                "passes heard in order, 1 to 3: \(seen)")
-        // A poll starved for longer than a pass may miss the second; otherwise it is seen.
+        #expect(seen.last == 3 && seen == seen.sorted() && Set(seen).count == seen.count,
+                "passes heard in order, up to 3: \(seen)")
+        // A poll starved for longer than a pass may miss one (the machine loaded); otherwise each is seen.
         if longestGap < .milliseconds(900) { #expect(seen == [1, 2, 3], "\(seen)") }
         let after = await player.status()
         #expect(after.loopPass == nil, "no loop on the next entry: no pass")
         await rig.finish()
     }
 
-    /// The player change a seam causes comes when the seam is heard, so a display that reads the position on that
-    /// change (the page, an idle client) reads the new pass, just after A. It came when the seam was written, a
-    /// device buffer earlier (half a second here), and the position read then was the old pass, before B.
-    @Test func theChangeAtASeamReadsTheNewPass() async throws {
-        let rig = try await TransportTests.Rig(seconds: [4, 4], deviceMilliseconds: 500)
-        let player = rig.player
-        let a: Int64 = 22_050
-        try await player.setLoop(entry: rig.ids[0], LoopRegion(start: a, end: 66_150, repeatCount: 2))
-        // The position the engine publishes at each player change: where each pass is first read.
-        let reader = Task {
-            var firstRead: [Int: Int64] = [:]
-            for await change in player.changes where change == .player {
-                let heard = rig.engine.position()
-                if heard.entryID == rig.ids[1] || Task.isCancelled { break }
-                if heard.entryID == rig.ids[0], firstRead[heard.pass] == nil { firstRead[heard.pass] = heard.sourceFrame }
+    /// The engine tells of a seam when it is heard, after publishing the position: whoever the event wakes (the
+    /// player, then the page or an idle client reading the status) reads the new pass. It told when the seam was
+    /// written, a device buffer earlier (half a second here), and a prompt reader read the old pass. Read however
+    /// late (a loaded machine), the position only moves on: at each event it is that pass or a later one.
+    @Test func theSeamIsToldOnceHeard() async throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.flac")
+        try FLACFixture.write(path: path, samples: TestSignal.sweep(frames: 4 * 44_100, channels: 2, bits: 16, seed: 1),
+                              channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        var config = EngineConfig()
+        config.realtimePriority = nil
+        config.periodMilliseconds = 25
+        config.periods = 20  // a 500 ms device buffer
+        let engine = PlaybackEngine(sink: PacedNullSink(), config: config)
+        let item = PlayableItem(entryID: 1, path: path)
+        engine.setLoop(entry: 1, LoopRegion(start: 22_050, end: 66_150, repeatCount: 2))
+        _ = engine.start(item)
+        var told: [(pass: Int, read: Int)] = []
+        for await event in engine.events {
+            switch event {
+            case .decodingStarted: engine.setUpcoming(after: 1, nil)
+            case let .passHeard(_, pass): told.append((pass, engine.position().pass))
+            case .ended: break
+            default: continue
             }
-            return firstRead
+            if case .ended = event { break }
         }
-        try await player.perform(.playEntry(rig.ids[0]))
-        let reached = try await Patience.wait { await player.status().entryID == rig.ids[1] }
-        #expect(reached, "the second entry was reached")
-        reader.cancel()
-        let firstRead = await reader.value
-        #expect(firstRead[2] != nil && firstRead[3] != nil, "passes 2 and 3 read at a change: \(firstRead)")
-        for pass in [2, 3] {
-            guard let frame = firstRead[pass] else { continue }
-            #expect(frame >= a && frame < a + 13_230, "pass \(pass) first read at frame \(frame): just after A (22050)")
-        }
-        await rig.finish()
+        engine.shutdown()
+        #expect(told.map(\.pass) == [2, 3], "\(told)")
+        #expect(told.allSatisfy { $0.read >= $0.pass }, "the position read at each seam's event: \(told)")
     }
 }

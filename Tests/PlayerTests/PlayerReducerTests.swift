@@ -63,8 +63,11 @@ import Testing
             #expect(effects.save != nil, "\(action) saves its new state before the client hears OK")
         }
         // Events that change nothing durable save nothing.
-        let effects = try state.reduce(.tempoChanged(0.9), heard: playing)
-        #expect(effects.save == nil && state.modes.tempoPercent == 90)
+        let before = state.modes.tempoPercent
+        let effects = try state.reduce(.tempoChanged(0.9, entry: 1, pass: 3), heard: playing)
+        #expect(effects.save == nil && state.modes.tempoPercent == before, "the trainer's tempo waits for its pass")
+        let heard = try state.reduce(.passHeard(1, pass: 3), heard: playing)
+        #expect(heard.save == nil && state.modes.tempoPercent == 90)
     }
 
     @Test func aFailedCommandChangesNothingAndAsksForNothing() {
@@ -238,13 +241,15 @@ import Testing
     /// A tempo from the engine or a trainer is turned into percent without a trap, whatever the value.
     @Test func anOutOfRangeTempoNeverTraps() throws {
         var state = Self.state()
-        for (ratio, percent) in [(Double.nan, 100), (.infinity, 100), (1e300, 150), (-3, 50), (0.9, 90)] {
-            _ = try state.reduce(.tempoChanged(ratio), heard: Self.heard())
+        for (pass, (ratio, percent)) in [(Double.nan, 100), (.infinity, 100), (1e300, 150), (-3, 50), (0.9, 90)]
+            .enumerated() {
+            _ = try state.reduce(.tempoChanged(ratio, entry: 1, pass: pass + 2), heard: Self.heard())
+            _ = try state.reduce(.passHeard(1, pass: pass + 2), heard: Self.heard())
             #expect(state.modes.tempoPercent == percent, "\(ratio)")
         }
-        _ = try state.reduce(.speedTrainer(SpeedTrainer(start: .nan, step: 0.05, everyPasses: 1, ceiling: 1)),
-                             heard: Self.heard())
-        #expect(state.modes.tempoPercent == 100)
+        let bad = SpeedTrainerPlan(startPercent: Int.min, stepPercent: Int.max, everyPasses: 0, ceilingPercent: 100)
+        #expect(throws: Player.ActionError.self) { try state.reduce(.action(.speedTrainer(bad)), heard: Self.heard()) }
+        #expect(state.modes.tempoPercent == 90)
     }
 
     @Test func aPracticeMemoryArrivingAfterTheListenersOwnTempoIsRefused() throws {

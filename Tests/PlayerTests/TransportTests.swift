@@ -17,9 +17,7 @@ import Testing
         let ids: [EntryID]
 
         /// One FLAC entry per length, at 44.1 kHz unless `rates` says otherwise; `persistence`: where the player saves.
-        /// `deviceMilliseconds`: the device buffer (by default the engine's 4 periods of 5 ms).
-        init(seconds: [Double], rates: [Int]? = nil, persistence: (any PlayerPersistence)? = nil,
-             deviceMilliseconds: Int? = nil) async throws {
+        init(seconds: [Double], rates: [Int]? = nil, persistence: (any PlayerPersistence)? = nil) async throws {
             dir = try TemporaryDirectory()
             var paths: [String] = []
             for (index, length) in seconds.enumerated() {
@@ -31,10 +29,6 @@ import Testing
             }
             var config = EngineConfig()
             config.realtimePriority = nil
-            if let deviceMilliseconds {
-                config.periodMilliseconds = 25
-                config.periods = max(2, deviceMilliseconds / 25)
-            }
             engine = PlaybackEngine(sink: PacedNullSink(), config: config)
             let player = Player(engine: engine, persistence: persistence)
             self.player = player

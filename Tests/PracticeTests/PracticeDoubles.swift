@@ -72,6 +72,9 @@ actor ScriptedPlayer: PlayerControl {
     }
 
     func setTempo(_ percent: Int) { current.tempoPercent = percent }
+
+    /// A loop pass was heard to its end at `percent` (nil: none yet on this loop).
+    func passEnded(at percent: Int?) { current.lastPassTempoPercent = percent }
 }
 
 /// Local noon-based dates in a fixed zone, for readable test times.

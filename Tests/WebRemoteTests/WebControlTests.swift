@@ -16,6 +16,8 @@ import Testing
         #expect(try PlayerRoutes.command("count_in", 4) == .action(.countIn(CountInPlan(beats: 4))))
         #expect(try PlayerRoutes.command("random", 1) == .option(.random(true)))
         #expect(try PlayerRoutes.command("section_save", nil) == .saveSection)
+        #expect(try PlayerRoutes.command("trainer", nil) == .action(.toggleTrainer))
+        #expect(try PlayerRoutes.command("trainer_again", nil) == .action(.trainerAgain))
     }
 
     @Test(arguments: [("volume", Double.nan), ("volume", .infinity), ("volume", 101), ("volume", 50.5), ("seek", -1),

@@ -55,6 +55,8 @@ enum LoopCommands {
         }
         if let pending = player.loopPendingA { c.response.line("loop_pending_a", seconds: Double(pending) / rate) }
         c.response.line("tempo", player.tempoPercent)
+        if let plan = player.trainer { c.response.line("trainer", plan.words) }
+        if let reached = player.lastPassTempoPercent { c.response.line("pass_tempo", reached) }
         c.response.line("transpose", Transposition.semitonesText(cents: player.transposeCents))
         if let beat = player.beat { TempoCommands.describe(beat, &c) }
     }

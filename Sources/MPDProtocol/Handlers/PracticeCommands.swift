@@ -5,8 +5,8 @@ import FermataCore
 /// `practice [today|week]`, `practice day YYYY-MM-DD`, `practice week YYYY-MM-DD` (the ISO week, Monday to Sunday,
 /// holding that day). Answers `period`, `from`, `to` (local days) and `total` (seconds), then one group per track
 /// (`file`, `Title`, `Artist`, `seconds`, the track's whole time) followed by one group per loop region of that
-/// track (`file`, `loop_start`, `loop_end`, `section` when the track has a section with those ends, `seconds`), tracks
-/// and loops most practised first.
+/// track (`file`, `loop_start`, `loop_end`, `section` when the track has a section with those ends, `seconds`, and a
+/// `tempo_reached: YYYY-MM-DD PERCENT` per day with a pass heard to its end), tracks and loops most practised first.
 /// Stateless; run on the executing command's task.
 enum PracticeCommands {
     static func practice(_ c: inout CommandContext) async throws {
@@ -27,6 +27,7 @@ enum PracticeCommands {
                 c.response.line("loop_end", seconds: loop.endSeconds)
                 if let section = loop.section { c.response.line("section", section) }
                 c.response.line("seconds", seconds: loop.seconds)
+                for reached in loop.tempoReached { c.response.line("tempo_reached", "\(reached.day) \(reached.percent)") }
             }
         }
     }

@@ -1,7 +1,8 @@
 import FermataCore
 
 /// A track's named practice sections: `sections`, `section_save [NAME]`, `section_add`, `section_delete N`,
-/// `section_play N|NAME`, `section_next`, `section_previous`, `section_queue URI NAME [POSITION]`.
+/// `section_play N|NAME`, `section_next`, `section_previous`, `section_queue URI NAME [POSITION]`,
+/// `section_trainer N|NAME PLAN|off`.
 ///
 /// Stateless; run on the executing command's task.
 enum SectionCommands {
@@ -79,5 +80,27 @@ enum SectionCommands {
         c.response.line("end", seconds: Double(section.endMilliseconds) / 1000)
         if let passes = section.passes { c.response.line("passes", passes) }
         if let tempo = section.tempoPercent { c.response.line("tempo", tempo) }
+        if let plan = section.trainer { c.response.line("trainer", plan.words) }
+    }
+
+    /// `section_trainer N|NAME START STEP EVERY TARGET [fallback]`, or `section_trainer N|NAME off`: the step trainer
+    /// the section climbs with when played, kept with it in the track's practice memory.
+    static func sectionTrainer(_ c: inout CommandContext) async throws {
+        let list = try await c.backend.status().player.sections
+        let text = c.arguments[0]
+        let index: Int
+        if Int(text) != nil {
+            index = try ArgumentParser.int(text, in: 1...PracticeSection.maxPerTrack, "sections count from 1") - 1
+        } else if let found = list.firstIndex(where: { $0.name == text }) {
+            index = found
+        } else {
+            throw MPDError(.noExist, "this track has no section named \(text)")
+        }
+        guard list.indices.contains(index) else {
+            throw MPDError(.noExist, "no section \(index + 1): this track has \(list.count)")
+        }
+        var section = list[index]
+        section.trainer = c.arguments[1...] == ["off"] ? nil : try TempoCommands.trainerPlan(c.arguments[1...])
+        _ = try await c.backend.editSections(.replace(index, section))
     }
 }

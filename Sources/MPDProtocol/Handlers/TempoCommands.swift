@@ -33,21 +33,32 @@ enum TempoCommands {
         try await c.backend.perform(.setTranspose(cents: cents))
     }
 
+    /// `speed_trainer START STEP EVERY TARGET [fallback]`, `speed_trainer off`, `speed_trainer again`.
     static func speedTrainer(_ c: inout CommandContext) async throws {
-        if c.arguments.count == 1, c.arguments[0] == "off" {
-            try await c.backend.perform(.speedTrainer(nil))
-            return
+        switch c.arguments {
+        case ["off"]: try await c.backend.perform(.speedTrainer(nil))
+        case ["again"]: try await c.backend.perform(.trainerAgain)
+        default: try await c.backend.perform(.speedTrainer(try trainerPlan(c.arguments[...])))
         }
-        guard c.arguments.count == 4 else { throw MPDError.badArgument("speed_trainer START STEP EVERY CEILING, or off") }
+    }
+
+    /// A step trainer's plan from its words, `START STEP EVERY TARGET [fallback]`, every number range-checked.
+    static func trainerPlan(_ words: ArraySlice<String>) throws -> SpeedTrainerPlan {
+        let usage = "speed_trainer START STEP EVERY TARGET [fallback], off, or again"
+        guard (4...5).contains(words.count), words.count == 4 || words.last == "fallback" else {
+            throw MPDError.badArgument(usage)
+        }
+        let w = Array(words)
         let tempos = "tempos must be 50-150 %"
-        let steps = "step 1-50 %, every 1 or more passes"
+        let steps = "step 1-50 %, every 1 to \(SpeedTrainerPlan.maxPassesPerStep) passes"
         let plan = SpeedTrainerPlan(
-            startPercent: try ArgumentParser.percent(c.arguments[0], in: 50...150, tempos),
-            stepPercent: try ArgumentParser.percent(c.arguments[1], in: 1...50, steps),
-            everyPasses: try ArgumentParser.int(c.arguments[2], in: 1...Int(Int32.max), steps),
-            ceilingPercent: try ArgumentParser.percent(c.arguments[3], in: 50...150, tempos))
+            startPercent: try ArgumentParser.percent(w[0], in: 50...150, tempos),
+            stepPercent: try ArgumentParser.percent(w[1], in: 1...50, steps),
+            everyPasses: try ArgumentParser.int(w[2], in: 1...SpeedTrainerPlan.maxPassesPerStep, steps),
+            ceilingPercent: try ArgumentParser.percent(w[3], in: 50...150, tempos),
+            fallsBack: w.count == 5)
         if let problem = plan.problem { throw MPDError.badArgument(problem) }
-        try await c.backend.perform(.speedTrainer(plan))
+        return plan
     }
 
     static func countIn(_ c: inout CommandContext) async throws {

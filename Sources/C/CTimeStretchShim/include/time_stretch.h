@@ -26,6 +26,13 @@ unsigned fermata_stretch_receive(fermata_stretch *stretch, float *out, unsigned 
 unsigned fermata_stretch_available(const fermata_stretch *stretch);
 /// Pushes the last input through (pads with silence internally) so everything put comes out.
 void fermata_stretch_flush(fermata_stretch *stretch);
+/// Output frames still owed for the frames put since the last clear: frames put / tempo (rounded), less the frames
+/// received. What a loop pass must still give to be exactly its source frames / its tempo long.
+long fermata_stretch_owed(const fermata_stretch *stretch);
+/// Appends frames that only push the owed ones out (what follows the end of a pass): they are not owed themselves.
+void fermata_stretch_put_lookahead(fermata_stretch *stretch, const float *samples, unsigned frames);
+/// Keeps the first `frames` ready frames and drops the rest of the ready output.
+void fermata_stretch_keep(fermata_stretch *stretch, unsigned frames);
 /// Drops everything buffered, keeping the settings.
 void fermata_stretch_clear(fermata_stretch *stretch);
 /// The library's version string, e.g. "2.3.2".
