@@ -238,6 +238,8 @@ enum ProtocolFuzzCorpus {
     /// values replace one argument of. Paths are the fixture's; `fuzz-list` is the stored playlist `save` makes.
     static let validArguments: [String: [String]] = [
         "add": [MusicFixture.uno.path], "addid": [MusicFixture.dos.path, "0"],
+        "alarm_add": ["07:00", "weekdays", "playlist:fuzz-list", "40", "5"], "alarm_enable": ["1", "0"],
+        "alarm_remove": ["1"], "alarms": [], "sleep_timer": ["600"],
         "albumart": [MusicFixture.one.path, "0"], "announce": ["fuzz"], "announce_mode": ["over", "tracks"],
         "binarylimit": ["8192"], "bpm": ["120", "0.5"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
         "cardlearn": ["album:Second"], "cardread": ["123"], "cards": [], "channels": [], "clear": [], "clearerror": [], "close": [], "commands": [], "consume": ["0"],
