@@ -85,6 +85,11 @@ public actor SleepService {
                 }
                 fade = nil
             case let .endPlayback(action):
+                // Ended by the late grace with nothing of the fade played (the device gone): called off, so the
+                // next play does not begin with it.
+                if let fade, player.engine.fadeState(of: fade) == .pending {
+                    player.engine.fade(.restore(milliseconds: 0))
+                }
                 fade = nil
                 do {
                     try await player.perform(action == .pause ? .pause : .stop)

@@ -29,10 +29,12 @@ struct FadeRamp {
     var level: Double { position * position }
     var isUnity: Bool { motion == .unity }
 
-    /// What the report says now.
+    /// What the report says now: pending until its first frame is played (taken while the device was closed,
+    /// paused or missing, nothing of it was heard yet).
     var state: OutputFadeState {
         switch motion {
         case .unity: .done
+        case .falling(_, nil), .rising(_, nil): .pending
         case .falling: .falling
         case .silent: .silent
         case .rising: .rising

@@ -19,7 +19,7 @@ public enum OutputFade: Sendable, Equatable {
 
 /// Where a fade asked for is, as the output thread last reported it.
 public enum OutputFadeState: Sendable, Equatable {
-    /// Asked for; the output thread has not taken it yet.
+    /// Asked for; nothing of it played yet (the output has not taken it, or has no device running).
     case pending
     case falling
     /// An `out` fade reached silence and holds it.
