@@ -7,8 +7,9 @@ import FermataCore
 /// `loop-last-8` (loop the last 8 seconds heard; again: straight on), `loop-last-2-bars` (the last 2 bars of 4 beats at
 /// the track's beat), `tap-tempo`, `section-next`, `section-previous`, `section-save` (the A–B loop as the track's next
 /// section), `metronome` (the click over the track on or off), `trainer` (the step trainer on the loop or section, or
-/// off), `trainer-again` ("again": the pass does not count, or a step back), `announce`, `shutdown`, `none`. A value;
-/// any thread.
+/// off), `trainer-again` ("again": the pass does not count, or a step back), `announce`, `sleep-30` (the sleep timer:
+/// the music fades out and stops in 30 minutes; pressed again, the timer starts over), `sleep-off`, `shutdown`,
+/// `none`. A value; any thread.
 public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case togglePause, play, pause, stop, next, previous
     /// Relative seek in seconds (hold-repeat).
@@ -42,6 +43,10 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     case announce
     /// Power the box off (a long hold; off by default).
     case shutdown
+    /// Set the sleep timer to this many minutes (1–1440: `sleep-30`), or turn it off (`sleep-off`); the daemon's
+    /// timers do it.
+    case sleep(minutes: Int)
+    case sleepOff
 
     public init?(parsing text: String) {
         switch text {
@@ -65,7 +70,15 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case "trainer": self = .trainer
         case "trainer-again": self = .trainerAgain
         case "shutdown": self = .shutdown
+        case "sleep-off": self = .sleepOff
         default:
+            // sleep-N: whole minutes, 1 to a day, digits only (no sign: "sleep-+5" is refused).
+            let minutes = text.dropFirst(6)
+            if text.hasPrefix("sleep-"), (1...4).contains(minutes.count), minutes.utf8.allSatisfy({ (48...57).contains($0) }),
+               let value = Int(minutes), (1...1440).contains(value) {
+                self = .sleep(minutes: value)
+                return
+            }
             if text.hasPrefix("loop-last-"), text.hasSuffix("-bars"),
                let bars = Int(text.dropFirst(10).dropLast(5)), (1...64).contains(bars), text.dropFirst(10).first != "+" {
                 self = .loopLastBars(bars)
@@ -124,6 +137,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case .trainerAgain: "trainer-again"
         case .announce: "announce"
         case .shutdown: "shutdown"
+        case let .sleep(minutes): "sleep-\(minutes)"
+        case .sleepOff: "sleep-off"
         }
     }
 
@@ -149,8 +164,8 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The player action, given the player's current repeat mode; nil for the actions that are not the player's
-    /// (shutdown: the machine's; section-save: the practice store's), which go to the service's `extraActions`
-    /// handler instead.
+    /// (shutdown: the machine's; section-save: the practice store's; sleep: the timers'), which go to the service's
+    /// `extraActions` handler instead.
     public func controlAction(currentRepeat: RepeatMode, at time: UInt64 = MonotonicClock.nanoseconds()) -> ControlAction? {
         switch self {
         case .togglePause: .playPause
@@ -177,7 +192,7 @@ public enum KeyAction: Sendable, Hashable, CustomStringConvertible {
         case let .tempo(p): .changeTempo(by: p)
         case let .transpose(cents): .changeTranspose(by: cents)
         case .announce: .announce(nil)
-        case .shutdown, .sectionSave: nil
+        case .shutdown, .sectionSave, .sleep, .sleepOff: nil
         }
     }
 

@@ -34,6 +34,8 @@ public actor CardService {
     private var learning: (target: CardTarget, volumeMax: Int?)?
     /// Told each card read: its id, whether it is bound, and the target it was just learnt for.
     private var onRead: (@Sendable (_ id: String, _ known: Bool, _ learned: String?) -> Void)?
+    /// Does a card's action that is not the player's (`sleep-30`: the timers'), as the buttons' do.
+    private var otherActions: (@Sendable (KeyAction) async -> Void)?
 
     public init(config: CardsConfig, volumeMax: Int, backend: FermataBackend, player: Player, store: StateStore,
                 logger: Logger) {
@@ -62,6 +64,11 @@ public actor CardService {
     /// Where each card read is reported (the web remote's events).
     public func reportReads(to handler: @escaping @Sendable (_ id: String, _ known: Bool, _ learned: String?) -> Void) {
         onRead = handler
+    }
+
+    /// Where a card's action that is not the player's goes (`KeyAction.controlAction` answers nil).
+    public func handleOtherActions(with handler: @escaping @Sendable (KeyAction) async -> Void) {
+        otherActions = handler
     }
 
     /// Binds the next unknown card read to `target` (until `stopLearning`, or until one is read).
@@ -132,7 +139,12 @@ public actor CardService {
         do {
             let mode = action.needsStatus ? await player.status().repeatMode : .off
             guard let control = action.controlAction(currentRepeat: mode) else {
-                logger.warning("cards: card \(id) (\(input)): \(action) is not a player action")
+                guard let otherActions else {
+                    logger.warning("cards: card \(id) (\(input)): \(action) is not a player action")
+                    return
+                }
+                await otherActions(action)
+                logger.notice("cards: card \(id) (\(input)): \(action)")
                 return
             }
             try await backend.perform(control)
@@ -144,14 +156,7 @@ public actor CardService {
 
     /// Replaces the queue with what `card` plays and plays it; nothing changes when it names nothing playable.
     private func start(_ card: CardBinding, from input: String) async {
-        let source: QueueSource
-        switch card.target {
-        case let .playlist(name): source = .storedPlaylist(name: name, range: nil)
-        case let .album(name): source = .matching(SongQuery(filter: .string(.tag(.album), StringMatch(.equals, name))))
-        case let .folder(path), let .piece(path): source = .uri(path, recursive: true)
-        case let .stream(url): source = .uri(url, recursive: false)
-        case .action: return
-        }
+        guard let source = QueueSource(target: card.target) else { return }
         do {
             // Resolved first: a card whose playlist or folder is gone leaves the queue as it was.
             let songs = try await backend.resolve(source)

@@ -1,6 +1,7 @@
 import AudioCore
 import AudioOutput
 import Controls
+import DatabaseFile
 import Engine
 import FermataConfig
 import FermataCore
@@ -92,11 +93,33 @@ public struct DaemonRuntime: Sendable {
         await practice.adoptRestored(entry: saved.currentEntry)
         let backend = FermataBackend(player: player, library: library, playlists: playlists, outputs: made.outputs,
                                      store: store, logger: logger, practice: practice, restoring: restoring)
+        await player.setVolumeFloor(config.volumeMin)
         if config.volumeStart >= 0 { try? await player.perform(.setVolume(config.volumeStart)) }
+        let powerOff = PowerOffRequest(path: config.poweroffRequest)
+        let timers = makeTimers(backend: backend, player: player, database: database, powerOff: powerOff)
+        backend.timers.withLock { $0 = timers }
         let cards = CardService(config: config.cards, volumeMax: config.volumeMax, backend: backend, player: player,
                                 store: store, logger: Logger(label: "fermata.cards"))
         backend.cardService.withLock { $0 = cards }
         await cards.start()
+        let controlsLogger = Logger(label: "fermata.controls")
+        // The actions that are not the player's, from a button or a card: the machine's, the practice store's, the
+        // timers'.
+        let otherActions: @Sendable (KeyAction) async -> Void = { action in
+            switch action {
+            case .shutdown: powerOff.post(logger: controlsLogger)
+            case .sectionSave:
+                do {
+                    _ = try await practice.editSections(.saveLoop(name: nil))
+                } catch {
+                    controlsLogger.info("controls: section-save: \(error)")
+                }
+            case let .sleep(minutes): await timers.sleep.set(seconds: minutes * 60)
+            case .sleepOff: await timers.sleep.cancel()
+            default: break
+            }
+        }
+        await cards.handleOtherActions(with: otherActions)
         // One throttle for every password: a guesser gains nothing by moving between the MPD port and the web page.
         let throttle = PasswordThrottle(first: .milliseconds(100), cap: .seconds(5))
         // The passwords are kept whether or not the page is served, so `fermata web password` works before
@@ -131,27 +154,19 @@ public struct DaemonRuntime: Sendable {
                                       }))
         }
         if let profile = controls.profile {
-            let controlsLogger = Logger(label: "fermata.controls")
-            let powerOff = PowerOffRequest(path: config.poweroffRequest)
             services.append(GPIOInputService(config: profile.controls, player: player, logger: controlsLogger,
-                                             extraActions: { action in
-                                                 switch action {
-                                                 case .shutdown: powerOff.post(logger: controlsLogger)
-                                                 case .sectionSave:
-                                                     do {
-                                                         _ = try await practice.editSections(.saveLoop(name: nil))
-                                                     } catch {
-                                                         controlsLogger.info("controls: section-save: \(error)")
-                                                     }
-                                                 default: break
-                                                 }
+                                             extraActions: otherActions,
+                                             cards: { id, input in
+                                                 await timers.idle.activity()
+                                                 await cards.read(id, input: input)
                                              },
-                                             cards: { id, input in await cards.read(id, input: input) },
                                              observer: { event in
+                                                 await timers.idle.activity()  // a button that changed nothing too
                                                  guard let events = web?.3, let signal = event.webSignal else { return }
                                                  events.publish(signal)
                                              }))
         }
+        services.append(TimersService(timers: timers, changes: backend.idle))
         services.append(PracticeService(recorder: practice, changes: backend.idle))
         if music != .present {
             services.append(MusicDirectoryWatch(path: musicPath, player: player, library: library, saved: saved,
@@ -168,6 +183,22 @@ public struct DaemonRuntime: Sendable {
                                                       gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         notifier.stopping()
+    }
+
+    /// The sleep timer, the alarms and idle power-off, told of their settings; clients hear of their changes as
+    /// `options` (the web page's status follows it).
+    func makeTimers(backend: FermataBackend, player: Player, database: FermataDatabase, powerOff: PowerOffRequest)
+        -> HouseholdTimers {
+        let logger = Logger(label: "fermata.timers")
+        let ticks = TimerTicks()
+        let announce: @Sendable () -> Void = { backend.idle.publish(.options) }
+        let sleep = SleepService(fadeSeconds: config.sleepFadeSeconds, endAction: config.sleepAction, player: player,
+                                 logger: logger, announce: announce, wake: { ticks.ring() })
+        let alarms = AlarmService(storage: AlarmStorage(database: database),
+                                  firing: AlarmFiring(backend: backend, player: player, sleep: sleep, logger: logger),
+                                  logger: logger, announce: announce)
+        let idle = IdleWatch(minutes: config.idlePoweroffMinutes, request: powerOff, player: player, logger: logger)
+        return HouseholdTimers(sleep: sleep, alarms: alarms, idle: idle, ticks: ticks)
     }
 
     /// The ALSA device: the configured one, or the board profile's when the configuration leaves it at the default.

@@ -40,6 +40,8 @@ public final class FermataBackend: MPDBackend {
     let cardService = Mutex<CardService?>(nil)
     /// The web remote's sessions and passwords (`webpassword`): set once at start when the web remote runs.
     let webAccess = Mutex<WebAccess?>(nil)
+    /// The sleep timer, the alarms and idle power-off (`sleep_timer`, `alarms`, …): set once at start.
+    let timers = Mutex<HouseholdTimers?>(nil)
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     /// `restoring`: the reading back of the saved queue after a restart, which commands wait for (`ready`).
@@ -141,6 +143,7 @@ public final class FermataBackend: MPDBackend {
         let progress = library.progress
         let requested = requestedScan.withLock { $0 }
         if progress.isRunning || (progress.job < requested) { info.updatingJob = max(progress.job, requested) }
+        info.sleepSeconds = await timers.withLock({ $0 })?.sleep.remaining()
         return info
     }
 

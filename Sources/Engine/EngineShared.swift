@@ -95,6 +95,8 @@ final class EngineShared: Sendable {
     // Transport requests (any control thread writes; output reads).
     let pauseRequested = Atomic<Bool>(false)
     let volumeGainBits = Atomic<UInt64>(1.0.bitPattern)
+    /// The fade apart from the volume (the timers' orders in, the output thread's reports out).
+    let fades = FadeChannel()
     let shutdown = Atomic<Bool>(false)
     /// Decoder: below this many filled bytes the output thread wakes the decoder.
     let lowWaterBytes = Atomic<Int>(0)

@@ -27,6 +27,9 @@ final class OutputLoop {
     private var gain = 1.0
     private var rampTarget = 1.0
     private var rampStep = 0.0
+    /// The fade apart from the volume (`OutputFade`), and the order word it last took.
+    private var fade = FadeRamp()
+    private var fadeTaken: UInt64 = 0
     private let scratchBuffer = FixedBuffer<UInt8>(byteCount: OutputLoop.scratchFrames * AudioFormat.maxBytesPerFrame)
     private var scratch: UnsafeMutableRawPointer { scratchBuffer.raw }
     private static let scratchFrames = 8192
@@ -44,6 +47,7 @@ final class OutputLoop {
         while !shared.shutdown.load(ordering: .acquiring) {
             serviceFlush()
             servicePause()
+            serviceFade()
             if drainMarks() && machine.phase != .running { publishPosition() }
             switch machine.phase {
             case .closed, .paused:
@@ -78,6 +82,7 @@ final class OutputLoop {
         }
         shared.ring.copy(from: cursor, into: scratch, count: frames * bytesPerFrame)
         applyVolume(frames: frames, format: format)
+        if !fade.isUnity, fade.apply(scratch, frames: frames, format: format) { reportFade() }
         let result = sink.write(scratch, frames: frames)
         switch result {
         case let .written(n):
@@ -109,6 +114,25 @@ final class OutputLoop {
         SampleMath.applyGain(scratch, frames: frames, format: format, from: gain, to: end)
         gain = end
     }
+
+    /// Takes a new fade order; a fade to silence lets go once the output has paused, stopped or closed (so a fade
+    /// ordered just before a stop does not wait for the next play).
+    private func serviceFade() {
+        let posted = shared.fades.posted()
+        if posted != fadeTaken {
+            fadeTaken = posted
+            if let order = FadeOrder(bits: posted) {
+                fade.take(order)
+                reportFade()
+            }
+        }
+        switch machine.phase {
+        case .closed, .paused: if fade.release() { shared.fades.report(serial: fade.serial, .released) }
+        case .running, .waitingForDevice: break
+        }
+    }
+
+    private func reportFade() { shared.fades.report(serial: fade.serial, fade.state) }
 
     private func publishPosition() {
         var heard = cursor

@@ -112,6 +112,21 @@ public final class PlaybackEngine: Sendable {
         shared.outputBell.ring()
     }
 
+    /// Fades the output's level apart from the volume (`OutputFade`); returns the fade's serial for `fadeState`.
+    /// One caller at a time (the daemon's timers): a newer fade replaces an older one.
+    @discardableResult
+    public func fade(_ fade: OutputFade) -> Int {
+        let serial = shared.fades.order(fade)
+        shared.outputBell.ring()
+        return serial
+    }
+
+    /// Where the fade `serial` is (lock-free; any thread).
+    public func fadeState(of serial: Int) -> OutputFadeState { shared.fades.state(of: serial) }
+
+    /// The serial of the newest fade asked for (0: none yet), for a look at where the output's fade is.
+    public var newestFade: Int { shared.fades.newest() }
+
     // MARK: observation
 
     /// What the listener hears now.

@@ -33,6 +33,7 @@ struct ConfigKey: Sendable {
             integer("audio.realtime_priority", \.realtimePriority, 0...99, "SCHED_FIFO priority of the output thread (0: off)."),
             integer("audio.volume", \.volume, 0...100, "Volume at first start (later the saved volume is used)."),
             integer("audio.volume_max", \.volumeMax, 0...100, "Highest volume any path may set: buttons, encoder, MPD clients, the CLI, cards."),
+            integer("audio.volume_min", \.volumeMin, 0...100, "Lowest volume any path may set (0: none): buttons, encoder, MPD clients, the CLI, cards, alarms. Not above volume_max; a card's lower cap wins. The sleep timer still fades to silence (its fade is apart from the volume)."),
             integer("audio.volume_start", \.volumeStart, -1...100, "Volume at every start (-1: the saved volume)."),
             choice("audio.replay_gain", \.replayGain, "ReplayGain mode at first start."),
             choice("playback.resume", \.resume, "After a restart: play, pause or stay stopped."),
@@ -66,7 +67,10 @@ struct ConfigKey: Sendable {
             text("controls.board", \.board, "Board profile for the buttons and encoder: auto (from the device tree's model), off, a name from /etc/fermata/boards or /usr/share/fermata/boards (rpi-4), or a path. The profile's [button-*]/[encoder-*]/[chord-*] sections may be overridden here.") {
                 $0.isEmpty ? "must not be empty (auto, off, a profile name or a path)" : nil
             },
-            text("system.poweroff_request", \.poweroffRequest, "File the `shutdown` control action creates; deploy/'s fermata-poweroff.path unit powers the board off when it appears (empty: the action is only logged)."),
+            integer("timers.sleep_fade_seconds", \.sleepFadeSeconds, 0...600, "The sleep timer's fade to silence: the last part of its time (0: no fade, the music ends at once)."),
+            choice("timers.sleep_action", \.sleepAction, "What ends the music when the sleep timer runs out (the volume is as it was, so play is heard again)."),
+            number("timers.idle_poweroff_minutes", \.idlePoweroffMinutes, 0...1440, "Power the box off after this many minutes of not playing (stopped or paused) with nothing done: no command, button or card (0: never; fractions allowed). Through system.poweroff_request."),
+            text("system.poweroff_request", \.poweroffRequest, "File the `shutdown` control action and the idle power-off create; deploy/'s fermata-poweroff.path unit powers the board off when it appears (empty: only logged)."),
             choice("log.level", \.logLevel, "Log level (stderr)."),
         ]
     }

@@ -17,6 +17,8 @@ public struct DaemonConfig: Sendable, Equatable {
     public var volume = 100
     /// `audio.volume_max`: no path (buttons, encoder, clients, the CLI, a card) sets a volume above it.
     public var volumeMax = 100
+    /// `audio.volume_min`: no path sets a volume below it (0: none); at most `volumeMax`.
+    public var volumeMin = 0
     /// `audio.volume_start`: the volume at every start (-1: the saved one).
     public var volumeStart = -1
     public var replayGain = ReplayGainMode.off
@@ -47,6 +49,12 @@ public struct DaemonConfig: Sendable, Equatable {
     public var streamConnectTimeoutMilliseconds = 10_000
     public var streamStallSeconds = 10
     public var logLevel = LogLevel.info
+    /// `timers.sleep_fade_seconds`: the sleep timer's fade to silence, the last part of its time.
+    public var sleepFadeSeconds = 30
+    /// `timers.sleep_action`: what ends the music when the sleep timer runs out.
+    public var sleepAction = SleepTimer.EndAction.pause
+    /// `timers.idle_poweroff_minutes`: power off after this long not playing with nothing done (0: never).
+    public var idlePoweroffMinutes = 0.0
     /// `[system] poweroff_request`: the file a `shutdown` hold creates (empty: only logged).
     public var poweroffRequest = "/run/fermata/poweroff"
     /// `[controls] board`: auto, off, a profile name or a path.
@@ -105,7 +113,19 @@ public struct DaemonConfig: Sendable, Equatable {
             }
             config.origins[key.name] = .file(file, line: entry.line)
         }
+        try config.checkAcrossKeys()
         return config
+    }
+
+    /// The rules between keys: `volume_min` not above `volume_max` (reported at whichever of the two the file set, the
+    /// minimum first).
+    func checkAcrossKeys() throws(ConfigError) {
+        guard volumeMin > volumeMax else { return }
+        let key = origins["audio.volume_min"] != nil || origins["audio.volume_max"] == nil ? "audio.volume_min" : "audio.volume_max"
+        var line = 0
+        if case let .file(_, at)? = origins[key] { line = at }
+        throw ConfigError(file: file ?? "fermata.toml", line: line, key: key,
+                          message: "volume_min (\(volumeMin)) must not be above volume_max (\(volumeMax))")
     }
 
     /// Sets `key` from a command-line flag, validating it like the file would.

@@ -119,6 +119,17 @@ public protocol MPDBackend: Sendable {
     /// `MPDBackend+Cards.swift`.
     func setWebPassword(_ password: String?, for role: WebRole) async throws
 
+    // MARK: Timers (Fermata only)
+
+    /// Sets or turns off the sleep timer (nil: only reads it); the whole seconds left afterwards (nil: off)
+    /// (`sleep_timer`). The default refuses: see `MPDBackend+Timers.swift`.
+    func sleepTimer(_ request: SleepTimerRequest?) async throws -> Int?
+    /// The alarms, each with its next firing (`alarms`).
+    func alarms() async throws -> [AlarmReport]
+    /// Adds, removes or switches an alarm (`alarm_add`, `alarm_remove`, `alarm_enable`); the id of one added.
+    @discardableResult
+    func editAlarms(_ edit: AlarmEdit) async throws -> Int64?
+
     // MARK: Command lists
 
     /// Runs one command list's commands (`body`) as one unit of durability: the client hears nothing until the list

@@ -75,6 +75,12 @@ extension Player {
         await stepLogged(.volumeCeiling(value))
     }
 
+    /// Sets the lowest volume any path may set (`audio.volume_min`; 0: none); a volume below it comes up to it at once
+    /// (saved, and clients told). A ceiling below it wins.
+    public func setVolumeFloor(_ value: Int) async {
+        await stepLogged(.volumeFloor(value))
+    }
+
     /// Sets the loop of `entry` before or during playback (frames of that entry's source).
     public func setLoop(entry: EntryID, _ region: LoopRegion) async throws {
         try await step(.setLoop(entry: entry, region))

@@ -25,6 +25,7 @@ enum PlayerCommand {
     case consume(ConsumeMode)
     case priority(UInt8, [Range<Int>])
     case volumeCeiling(Int)
+    case volumeFloor(Int)
     case setLoop(entry: EntryID, LoopRegion)
     case speedTrainer(SpeedTrainerPlan?)
     case clearError

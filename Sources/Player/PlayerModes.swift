@@ -16,6 +16,9 @@ struct PlayerModes {
     /// No volume above this (the configuration's `volume_max`, lowered by a card's cap): kept by `PlayerState.updateModes`,
     /// the one place modes change, so every path that sets the volume keeps it.
     var volumeCeiling = 100
+    /// No volume below this (the configuration's `volume_min`; 0: none), kept by `updateModes` as the ceiling is; under
+    /// a ceiling lower than it, the ceiling wins.
+    var volumeFloor = 0
     /// Playback speed in percent (100: untouched).
     var tempoPercent = 100
     /// Transposition in cents (0: untouched), independent of the tempo.

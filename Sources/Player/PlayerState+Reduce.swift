@@ -55,12 +55,8 @@ extension PlayerState {
         case .singleOneshot: singleOneshot(&step)
         case let .consume(mode): setConsume(mode, &step)
         case let .priority(priority, ranges): setPriority(priority, ranges, &step)
-        case let .volumeCeiling(value):
-            let before = modes.volume
-            updateModes(&step) { $0.volumeCeiling = value }
-            guard modes.volume != before else { return }
-            step.changed(.mixer)
-            step.save.state()
+        case let .volumeCeiling(value): limitVolume(&step) { $0.volumeCeiling = value }
+        case let .volumeFloor(value): limitVolume(&step) { $0.volumeFloor = value }
         case let .setLoop(entry, region):
             guard queue.entry(id: entry) != nil else { throw Player.ActionError.noSuchEntry(entry) }
             setLoopMarks(try .region(region, on: entry), &step)
@@ -193,12 +189,23 @@ extension PlayerState {
         let old = modes
         body(&modes)
         modes.volumeCeiling = max(0, min(100, modes.volumeCeiling))
-        modes.volume = min(modes.volume, modes.volumeCeiling)
+        modes.volumeFloor = max(0, min(100, modes.volumeFloor))
+        // The ceiling wins where a card's cap is below the floor: a cap is a promise about loudness.
+        modes.volume = min(max(modes.volume, modes.volumeFloor), modes.volumeCeiling)
         if modes.outputGain != old.outputGain { step.order(.setGain(modes.outputGain)) }
         if modes.countIn != old.countIn { orderPassCountIn(&step) }
         if modes.repeatMode != old.repeatMode || modes.single != old.single || modes.replayGain != old.replayGain {
             step.upcomingChanged = true
         }
+    }
+
+    /// Moves a volume limit; a volume outside the new limits comes inside at once (saved, and clients told).
+    private mutating func limitVolume(_ step: inout PlayerStep, _ body: (inout PlayerModes) -> Void) {
+        let before = modes.volume
+        updateModes(&step, body)
+        guard modes.volume != before else { return }
+        step.changed(.mixer)
+        step.save.state()
     }
 
     /// Tells the engine the count-in before each loop pass (with the current entry's beat), or none.

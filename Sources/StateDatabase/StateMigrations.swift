@@ -103,5 +103,23 @@ enum StateMigrations {
                 );
                 """)
         }
+        migrations.register("v15-alarms") { db in
+            // The alarms (`fermata alarm`): a local time, the days it repeats or its one date, what it plays (a card's
+            // target or a stream's URL), its volume and fade-in, and the firing that last played (a clock set back
+            // does not play it twice).
+            try db.execute(sql: """
+                CREATE TABLE alarm (
+                    id INTEGER PRIMARY KEY,
+                    time TEXT NOT NULL,
+                    repeats TEXT NOT NULL,
+                    source TEXT NOT NULL,
+                    volume INTEGER CHECK (volume BETWEEN 0 AND 100),
+                    fade_seconds INTEGER NOT NULL CHECK (fade_seconds BETWEEN 0 AND 3600),
+                    enabled INTEGER NOT NULL DEFAULT 1 CHECK (enabled IN (0, 1)),
+                    last_fired INTEGER,
+                    created_at INTEGER NOT NULL
+                );
+                """)
+        }
     }
 }

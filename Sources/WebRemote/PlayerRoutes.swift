@@ -7,7 +7,8 @@ import MPDProtocol
 
 /// The session, the status and the controls: `/api/session`, `/api/login`, `/api/logout`, `/api/status`,
 /// `/api/control`, `/api/events`. A control is the action a button does (`ControlAction`), through the same MPD
-/// backend the MPD port uses, so it is saved before it is answered and every MPD client sees it at once.
+/// backend the MPD port uses, so it is saved before it is answered and every MPD client sees it at once; `sleep`
+/// sets the sleep timer (seconds, 0: off).
 ///
 /// A value; its handlers run on the requests' tasks.
 struct PlayerRoutes: Sendable {
@@ -76,6 +77,7 @@ struct PlayerRoutes: Sendable {
             case let .action(action): try await api.mpd.perform(action)
             case let .option(option): try await api.mpd.setOption(option)
             case .saveSection: _ = try await api.mpd.editSections(.saveLoop(name: nil))
+            case let .sleep(seconds): _ = try await api.mpd.sleepTimer(seconds.map { .set(seconds: $0) } ?? .cancel)
             }
         }
         return WebAPI.noContent
@@ -86,6 +88,8 @@ struct PlayerRoutes: Sendable {
         case action(ControlAction)
         case option(PlayerOption)
         case saveSection
+        /// The sleep timer: seconds from now, or nil (0 on the page): off.
+        case sleep(Int?)
     }
 
     /// The command for `action` with `value`, every number range-checked before it is converted (nothing traps).
@@ -139,6 +143,9 @@ struct PlayerRoutes: Sendable {
         case "single": return .action(.setSingle(try whole(0...1) == 1))
         case "random": return .option(.random(try whole(0...1) == 1))
         case "consume": return .option(.consume(try whole(0...1) == 1))
+        case "sleep":
+            let seconds = try whole(0...TimerDuration.sleepSeconds.upperBound)
+            return .sleep(seconds == 0 ? nil : seconds)
         default: throw WebFailure.bad("unknown action \(action)")
         }
     }

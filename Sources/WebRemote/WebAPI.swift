@@ -84,6 +84,7 @@ struct WebAPI: Sendable {
 
     /// Runs a backend call, turning the MPD backend's refusals into the API's statuses (a missing song or playlist
     /// 404, a bad argument 400, "not playing" 409, a permission 403).
+    @discardableResult
     static func calling<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()

@@ -112,6 +112,8 @@ enum WebJSON {
         var queueVersion: Int
         var queueLength: Int
         var error: String?
+        /// Seconds until the sleep timer stops the music (nil: none).
+        var sleep: Int?
     }
 
     struct QueuePage: Encodable {

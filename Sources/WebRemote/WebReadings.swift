@@ -33,7 +33,7 @@ struct WebReadings: Sendable {
             } : nil,
             loopA: known ? player.loopPendingA.map { Double($0) / rate } : nil, section: section,
             sections: player.sections.count, queueVersion: Int(info.queueVersion), queueLength: info.queueLength,
-            error: player.lastError)
+            error: player.lastError, sleep: info.sleepSeconds)
     }
 
     static func stateName(_ state: PlayState) -> String {

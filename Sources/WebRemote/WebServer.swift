@@ -52,6 +52,7 @@ public struct WebServer: Service {
         LibraryRoutes(api: api).register(on: router)
         PracticeRoutes(api: api).register(on: router)
         BoxRoutes(api: api).register(on: router)
+        TimerRoutes(api: api).register(on: router)
         AssetRoutes(assets: api.assets).register(on: router)
         return router
     }

@@ -15,7 +15,8 @@ struct FermataCommand: AsyncParsableCommand {
             LoopCommand.self, TempoCommand.self, TransposeCommand.self, BeatCommand.self, MetronomeCommand.self,
             SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
-            PracticeStatsCommand.self, CardCommand.self, InputCommand.self, WebCommand.self,
+            PracticeStatsCommand.self, CardCommand.self, InputCommand.self, WebCommand.self, SleepCommand.self,
+            AlarmCommand.self,
         ]
     )
 }

@@ -183,4 +183,18 @@ import Testing
         // The PLAY button starts a stopped queue (the player's `playPause`), unlike the protocol's toggle.
         #expect(KeyAction.togglePause.controlAction(currentRepeat: .off) == .playPause)
     }
+
+    /// `sleep-30` and `sleep-off`: the timers' actions (not the player's, so the service's extra handler gets them).
+    @Test func sleepActions() {
+        #expect(KeyAction(parsing: "sleep-30") == .sleep(minutes: 30))
+        #expect(KeyAction(parsing: "sleep-1440") == .sleep(minutes: 1440))
+        #expect(KeyAction(parsing: "sleep-off") == .sleepOff)
+        for text in ["sleep-30", "sleep-1", "sleep-off"] { #expect(KeyAction(parsing: text)?.description == text) }
+        for bad in ["sleep", "sleep-", "sleep-0", "sleep-1441", "sleep+30", "sleep-+30", "sleep--30", "sleep-30m", "sleep-99999",
+                    "sleep-٣٠"] {
+            #expect(KeyAction(parsing: bad) == nil, "\(bad)")
+        }
+        #expect(KeyAction.sleep(minutes: 30).controlAction(currentRepeat: .off) == nil)
+        #expect(KeyAction.sleepOff.controlAction(currentRepeat: .off) == nil)
+    }
 }

@@ -238,6 +238,8 @@ enum ProtocolFuzzCorpus {
     /// values replace one argument of. Paths are the fixture's; `fuzz-list` is the stored playlist `save` makes.
     static let validArguments: [String: [String]] = [
         "add": [MusicFixture.uno.path], "addid": [MusicFixture.dos.path, "0"],
+        "alarm_add": ["07:00", "weekdays", "playlist:fuzz-list", "40", "5"], "alarm_enable": ["1", "0"],
+        "alarm_remove": ["1"], "alarms": [], "sleep_timer": ["600"],
         "albumart": [MusicFixture.one.path, "0"], "announce": ["fuzz"], "announce_mode": ["over", "tracks"],
         "binarylimit": ["8192"], "bpm": ["120", "0.5"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
         "cardlearn": ["album:Second"], "cardread": ["123"], "cards": [], "channels": [], "clear": [], "clearerror": [], "close": [], "commands": [], "consume": ["0"],
@@ -263,7 +265,7 @@ enum ProtocolFuzzCorpus {
         "scan_issues": [], "scan_status": [], "search": ["any", "bet"], "searchadd": ["any", "uno"], "searchcount": ["any", "bet"],
         "searchplaylist": ["fuzz-list", "(title contains 'u')", "window", "0:1"], "section_add": ["fuzz", "0.1", "0.5", "2"],
         "section_delete": ["1"], "section_next": [], "section_play": ["1"], "section_previous": [],
-        "section_queue": [MusicFixture.uno.path, "fuzz"], "section_save": ["fuzz"],
+        "section_queue": [MusicFixture.uno.path, "fuzz"], "section_save": ["fuzz"], "section_trainer": ["1", "off"],
         "sections": [], "seek": ["0", "0.5"],
         "seekcur": ["0.5"], "seekid": ["1", "0.5"], "sendmessage": ["fuzz", "hi"], "setvol": ["80"], "shuffle": ["0:3"], "single": ["0"],
         "speed_trainer": ["80", "5", "2", "100"], "stats": [], "status": [],

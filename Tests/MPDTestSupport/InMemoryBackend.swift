@@ -47,6 +47,9 @@ public actor InMemoryBackend: MPDBackend {
     /// Embedded pictures by song URI, and `cover.*` files by directory.
     var embeddedPictures: [String: (bytes: [UInt8], mime: String)] = [:]
     var directoryCovers: [String: [UInt8]] = [:]
+    /// The sleep timer's seconds left (no clock: it stays as set) and the alarms (`InMemoryBackend+Timers`).
+    var sleepSeconds: Int?
+    var alarmList: [Alarm] = []
 
     /// Every transport action received, in order.
     public private(set) var performed: [ControlAction] = []
@@ -226,6 +229,7 @@ public actor InMemoryBackend: MPDBackend {
             bitrate: player.state == .stopped ? 0 : 1_000, audioFormat: format, updatingJob: nil
         )
         info.consumeOneshot = consumeOneshot
+        info.sleepSeconds = sleepSeconds
         return info
     }
 

@@ -8,6 +8,10 @@ public enum CommandTable {
     public static let commands: [CommandSpec] = [
         CommandSpec("add", .add, 1, 2, QueueCommands.add),
         CommandSpec("addid", .add, 1, 2, QueueCommands.addID),
+        CommandSpec("alarm_add", .admin, 3, 5, TimerCommands.alarmAdd),
+        CommandSpec("alarm_enable", .admin, 2, 2, TimerCommands.alarmEnable),
+        CommandSpec("alarm_remove", .admin, 1, 1, TimerCommands.alarmRemove),
+        CommandSpec("alarms", .read, 0, 0, TimerCommands.alarms),
         CommandSpec("albumart", .read, 2, 2, CoverArtCommands.albumArt),
         CommandSpec("announce", .control, 0, 1, AnnounceCommands.announce),
         CommandSpec("announce_mode", .control, 1, 2, AnnounceCommands.announceMode),
@@ -114,6 +118,7 @@ public enum CommandTable {
         CommandSpec("setvol", .control, 1, 1, PlaybackCommands.setVolume),
         CommandSpec("shuffle", .control, 0, 1, QueueCommands.shuffle),
         CommandSpec("single", .control, 1, 1, PlaybackCommands.setSingle),
+        CommandSpec("sleep_timer", .control, 0, 1, TimerCommands.sleepTimer),
         CommandSpec("speed_trainer", .control, 1, 5, TempoCommands.speedTrainer),
         CommandSpec("stats", .read, 0, 0, StatusCommands.stats),
         CommandSpec("status", .read, 0, 0, StatusCommands.status),

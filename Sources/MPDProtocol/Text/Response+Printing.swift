@@ -72,6 +72,7 @@ extension Response {
             line("nextsong", next)
             line("nextsongid", nextID)
         }
+        if let sleep = status.sleepSeconds { line("sleep", sleep) }
     }
 
     public mutating func stats(_ stats: MPDStats) {

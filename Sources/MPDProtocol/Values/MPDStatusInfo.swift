@@ -26,6 +26,9 @@ public struct MPDStatusInfo: Sendable, Hashable {
     public var audioFormat: String?
     /// The running database update job, if any.
     public var updatingJob: Int?
+    /// Whole seconds until the sleep timer stops the music (nil: no sleep timer); Fermata's `sleep:` line, which MPD
+    /// clients skip as they skip any line they do not know.
+    public var sleepSeconds: Int?
 
     public init(
         player: PlayerStatus = PlayerStatus(), random: Bool = false, consume: Bool = false, crossfadeSeconds: Int = 0,

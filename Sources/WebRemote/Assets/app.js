@@ -364,6 +364,8 @@ var F = { views: {}, S: null, role: null, route: '' };
     $('b-trn').disabled = !s.trainer && !L;
     $('s-trn').textContent = s.trainer ? (s.pass_tempo ? 'last ' + s.pass_tempo + '%' : 'climbing') : 'trainer';
     $('b-tag').disabled = !s.trainer;
+    sleepAt = t0;
+    sleepShow();
     var has = !!song;
     $('b-lb').disabled = !has || (s.loop_a == null && !L);
     $('b-lc').disabled = !L && s.loop_a == null;
@@ -375,12 +377,24 @@ var F = { views: {}, S: null, role: null, route: '' };
     if (!F.ready) { F.ready = true; performance.mark('fermata-ready'); } // first status shown (web-bench.py)
   }
 
+  // the sleep timer: a chip counting down (between status events too) and the pad's button, 30 min or off
+  var sleepAt = 0;
+  function sleepShow() {
+    var left = S && S.sleep ? Math.max(0, S.sleep - (performance.now() - sleepAt) / 1000) : 0, b = $('b-sleep');
+    $('s-sleep').textContent = S && S.sleep ? '☾ ' + (left < 60 ? Math.ceil(left) + ' s' : Math.ceil(left / 60) + ' min') : '';
+    b.setAttribute('aria-pressed', !!(S && S.sleep));
+    b.lastChild.textContent = S && S.sleep ? 'off' : '30 min';
+    b.setAttribute('aria-label', S && S.sleep ? 'Sleep timer on: tap to turn it off' : 'Sleep timer: the music fades out in 30 minutes');
+  }
+  setInterval(function () { if (S && S.sleep && !document.hidden) sleepShow(); }, 5000);
+
   function padTap(e) {
     var b = e.target.closest('button[data-a]');
     if (!b || b.disabled) return;
     var a = b.dataset.a, v = b.dataset.v;
     if (a === 'metronome') v = S && S.metronome ? 0 : 1;
     else if (a === 'count_in') v = S && S.count_in ? 0 : 4;
+    else if (a === 'sleep') v = S && S.sleep ? 0 : 1800;
     F.act(a, v === undefined ? undefined : Number(v));
   }
   function seekTap(e) {

@@ -675,8 +675,74 @@
   var B = F.views.box = {};
   var bUI = null, lastScan = null;
   function bBuild() {
-    bUI = { el: $('v-box'), scan: h('div') };
+    bUI = { el: $('v-box'), scan: h('div'), timers: h('div'), sleep: h('div'), alarms: h('ul', { class: 'list' }), aSlot: h('div') };
+    bUI.timers.append(h('h2', null, 'Sleep timer'), bUI.sleep, h('h2', null, 'Alarms'), bUI.aSlot, bUI.alarms, aForm());
   }
+  // ---- the sleep timer and the alarms
+  function bSleep() {
+    var s = F.S && F.S.sleep;
+    fill(bUI.sleep,
+      h('p', { class: 'mut' }, s ? 'The music fades out and stops in ' + dur(s) + '.' : 'Off: the music plays on.'),
+      h('div', { class: 'bar-row' }, [15, 30, 45, 60, 90].map(function (m) {
+        return btn(m + ' min', 'Sleep in ' + m + ' minutes', function () { F.act('sleep', m * 60); });
+      }), s ? btn('Off', 'Turn the sleep timer off', function () { F.act('sleep', 0); }, 'dan') : null));
+  }
+  var DAYS = ['mon', 'tue', 'wed', 'thu', 'fri', 'sat', 'sun'];
+  var lab = function (t, el) { return h('label', null, t, el); };
+  var reps = function (r) {
+    return { daily: 'every day', weekdays: 'weekdays', weekends: 'weekends' }[r] || (/^\d{4}-/.test(r) ? 'once, on ' + r : r.split(',').join(', '));
+  };
+  function aForm() {
+    var time = h('input', { type: 'time', value: '07:00', required: true });
+    var rep = h('select', null, [['daily', 'Every day'], ['weekdays', 'Weekdays'], ['weekends', 'Weekends'], ['days', 'Some days…'], ['once', 'Once, on a date']]
+      .map(function (o) { return h('option', { value: o[0] }, o[1]); }));
+    var days = h('div', { class: 'seg', role: 'group', 'aria-label': 'Days', hidden: true }, DAYS.map(function (d) {
+      var b = h('button', { type: 'button', 'aria-pressed': 'false' }, d);
+      b.addEventListener('click', function () { b.setAttribute('aria-pressed', b.getAttribute('aria-pressed') !== 'true'); });
+      return b;
+    }));
+    var date = h('input', { type: 'date', hidden: true, 'aria-label': 'Date' });
+    rep.addEventListener('change', function () { days.hidden = rep.value !== 'days'; date.hidden = rep.value !== 'once'; });
+    var play = h('input', { type: 'text', required: true, maxlength: 2048, placeholder: 'playlist:Wake, folder:…, album:… or a stream URL', 'aria-label': 'What it plays' });
+    var vol = h('input', { type: 'number', min: 0, max: 100, placeholder: 'as is' });
+    var fade = h('input', { type: 'number', min: 0, max: 3600, value: 30 });
+    var f = h('form', { class: 'box' },
+      h('div', { class: 'edit' }, lab('Time', time), lab('Repeat', rep), lab('Volume', vol), lab('Fade-in (s)', fade)),
+      h('div', { class: 'bar-row' }, days, date),
+      h('div', { class: 'bar-row' }, h('span', { class: 'grow' }, play), h('button', { type: 'submit', class: 'btn pri' }, 'Add alarm')));
+    f.addEventListener('submit', function (e) {
+      e.preventDefault();
+      var r = rep.value;
+      if (r === 'days') r = Array.from(days.children).filter(function (b) { return b.getAttribute('aria-pressed') === 'true'; }).map(function (b) { return b.textContent; }).join(',');
+      if (r === 'once') r = date.value;
+      if (!r) return toast(rep.value === 'once' ? 'Choose the date' : 'Choose the days');
+      var b = { time: time.value, repeat: r, play: play.value.trim() };
+      if (vol.value !== '') b.volume = Number(vol.value);
+      if (fade.value !== '') b.fade = Number(fade.value);
+      run(api('POST', '/api/alarms', b).then(function () { play.value = ''; toast('Alarm added', true); aLoad(); }));
+    });
+    return f;
+  }
+  function aLoad() {
+    return run(api('GET', '/api/alarms').then(function (r) {
+      fill(bUI.alarms);
+      if (!r.alarms.length) bUI.alarms.append(h('li', { class: 'more' }, 'No alarms'));
+      r.alarms.forEach(function (a) {
+        var sw = h('button', { type: 'button', class: 'sw', role: 'switch', 'aria-checked': String(a.enabled), 'aria-label': 'Alarm at ' + a.time + ' on' });
+        sw.addEventListener('click', function () {
+          run(api('POST', '/api/alarms/' + a.id, { enabled: !a.enabled }).then(aLoad));
+        });
+        bUI.alarms.append(h('li', null, sw,
+          h('div', { class: 'nm' }, h('b', null, a.time + ' · ' + reps(a.repeat)),
+            h('span', null, /^https?:/.test(a.play) ? a.play : pretty(a.play), ' · ', a.volume != null ? 'volume ' + a.volume : 'volume as it is', ' · fade-in ' + dur(a.fade),
+              a.enabled ? (a.next_local ? ' · next ' + a.next_local : ' · not again') : ' · off')),
+          h('div', { class: 'acts' }, btn('Remove…', 'Remove the alarm at ' + a.time, function () {
+            confirmIn(bUI.aSlot, 'Remove the alarm at ' + a.time + '?', 'Remove', function () { run(api('DELETE', '/api/alarms/' + a.id).then(aLoad)); });
+          }, 'dan'))));
+      });
+    }));
+  }
+  var aLater = debounce(aLoad, 500);
   function bScan(s) {
     lastScan = s = s || lastScan || { running: false };
     var u = bUI.scan, pct = s.total ? Math.min(100, Math.round(100 * (s.done || 0) / s.total)) : null;
@@ -719,6 +785,7 @@
         h('h2', null, 'Volume'),
         h('dl', { class: 'kv' }, h('dt', null, 'Maximum'), h('dd', null, b.volume_max + '%'),
           h('dt', null, 'At start'), h('dd', null, b.volume_start != null ? b.volume_start + '%' : 'as it was')),
+        bUI.timers,
         h('h2', null, 'Library'),
         h('dl', { class: 'kv' }, h('dt', null, 'Songs'), h('dd', null, L.songs != null ? L.songs : '–'),
           h('dt', null, 'Albums'), h('dd', null, L.albums != null ? L.albums : '–'),
@@ -726,6 +793,8 @@
           h('dt', null, 'Uploads'), h('dd', null, b.upload ? 'on: the Library page takes files' : 'off (the music folder is not writable)')),
         bUI.scan);
       bScan(b.scan);
+      bSleep();
+      aLoad();
     }));
   }
   B.show = function () {
@@ -741,6 +810,9 @@
       if (was && !d.running && vis) bLoad();
     } else if (n === 'outputs' || n === 'library') {
       if (vis) bLoad(); else B.stale = true;
+    } else if (n === 'status' && vis) {
+      bSleep();
+      aLater();
     }
   };
 })();
