@@ -221,8 +221,8 @@ public actor CardService {
             try await assign(CardBinding(id: id, target: target, volumeMax: cap, origin: "assigned"))
         case let .learn(target, cap):
             guard let card = unknown else { throw MPDError(.noExist, "no unknown card has been read since the start") }
+            // (`assign` takes it off the unknown list, and only it: another read meanwhile stays listed.)
             try await assign(CardBinding(id: card.id, target: target, volumeMax: cap, origin: "assigned"))
-            unknown = nil
         case let .forget(id):
             guard assigned[id] != nil else {
                 let configuredHere = configured.bindings.contains { $0.id == id }
@@ -245,6 +245,8 @@ public actor CardService {
         }
         guard await store.saveCard(card) else { throw MPDError(.system, "the card could not be saved (see the log)") }
         assigned[card.id] = card
+        // Bound now: no longer unknown (it stayed listed as "unknown" on the web page and in `cards`).
+        if unknown?.id == card.id { unknown = nil }
         if active == card.id { await applyCeiling() }
         logger.notice("cards: card \(card.id) bound to \(card.target)\(card.volumeMax.map { ", volume at most \($0)" } ?? "")")
     }

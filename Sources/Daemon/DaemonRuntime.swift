@@ -133,6 +133,7 @@ public struct DaemonRuntime: Sendable {
         }
         if let events = web?.3 {
             await cards.reportReads { id, known, learned in events.publish(.card(id: id, known: known, learned: learned)) }
+            await practice.reportWrites { events.publish(.practice) }
         }
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")

@@ -1,3 +1,4 @@
+import FermataCore
 import MPDProtocol
 
 /// Stored playlist commands over `PlaylistStore`.
@@ -28,7 +29,8 @@ extension FermataBackend {
                 try playlists.write(name, (mode == .append ? try playlists.read(name) : []) + queue)
             }
         case let .add(uri, position):
-            _ = try musicGuard.resolve(uri)
+            // A stream's URL is checked by `resolve` (MPD's `playlistadd NAME URL`); a path must be in the music.
+            if !PlayableItem.isLive(uri) { _ = try musicGuard.resolve(uri) }
             var uris = playlists.exists(name) ? try playlists.read(name) : []
             // MPD's PlaylistFileEditor::Insert: a position past the end is refused (an append needs none).
             if let position, position > uris.count { throw MPDError(.argument, "Bad position") }

@@ -252,7 +252,9 @@ extension FermataBackend {
             let lines = try await BlockingWork.run { try store.read(name) }
             var files: [SourceFile] = []
             for line in range.map({ Array(lines[$0.clamped(to: lines.count)]) }) ?? lines {
-                files.append(SourceFile(uri: line.uri, span: await currentSpan(line)))
+                // A stream has no ReplayGain to look up (nor a file to read it from).
+                files.append(PlayableItem.isLive(line.uri) ? SourceFile(uri: line.uri, replayGain: ReplayGainInfo())
+                                 : SourceFile(uri: line.uri, span: await currentSpan(line)))
             }
             return files
         case let .part(uri, span):

@@ -2,10 +2,11 @@ import Foundation
 import Glibc
 import MPDProtocol
 import StateDatabase
+import Streams
 
-/// Stored playlists as `.m3u` files (one URI per line, LF or CRLF; a range or a practice section as a comment before
-/// its URI, `PlaylistLine`) in `<state>/playlists`: readable and editable by hand (a line outside the music directory
-/// is skipped), and
+/// Stored playlists as `.m3u` files (one URI per line — a file of the music directory or a stream's http(s) URL —, LF
+/// or CRLF; a range or a practice section as a comment before its URI, `PlaylistLine`) in `<state>/playlists`: readable
+/// and editable by hand (a line outside the music directory is skipped), and
 /// written crash-safely (temporary file, fsync, rename, fsync of the directory) so a power cut leaves either the old or
 /// the new list. Threads: any (each call works on whole files; the last rename wins).
 public struct PlaylistStore: Sendable {
@@ -40,8 +41,10 @@ public struct PlaylistStore: Sendable {
         }
         guard let data = FileManager.default.contents(atPath: path(name)) else { throw MPDError.noSuchPlaylist() }
         // A hand-edited line that points outside the music directory (`/etc/…`, `../…`) or holds a NUL is skipped,
-        // as `add` refuses it: it used to be loaded and played, and a NUL went out in protocol answers.
-        return PlaylistLine.parse(String(decoding: data, as: UTF8.self), isSafe: URIValidator.isSafe)
+        // as `add` refuses it: it used to be loaded and played, and a NUL went out in protocol answers. A stream's
+        // URL is kept (a saved queue of radio stations used to read back empty).
+        return PlaylistLine.parse(String(decoding: data, as: UTF8.self),
+                                  isSafe: { URIValidator.isSafe($0) || StreamURL.isStream($0) })
     }
 
     public func write(_ name: String, _ lines: [PlaylistLine]) throws {

@@ -37,6 +37,8 @@ public actor PracticeRecorder {
     /// The entry whose sections the player was last given (they load on entering a track, `remember` or not: they
     /// are the listener's own, not a memory of settings).
     var sectionsGivenFor: EntryID?
+    /// Told after an observation has written practice time (the web remote's `practice` event).
+    var onWritten: (@Sendable () -> Void)?
 
     /// A bad `YYYY-MM-DD` (no such day).
     public struct NoSuchDay: Error, CustomStringConvertible {
@@ -66,6 +68,13 @@ public actor PracticeRecorder {
         restoredEntry = entry
     }
 
+    /// Where it is told that an observation wrote practice time: when playing paused or stopped, the track or the loop
+    /// changed, and every `flushInterval` while playing. Not for the writes a report makes (its reader has the
+    /// figures already: telling would make a page that reloads its chart on the news ask again and again).
+    public func reportWrites(to handler: @escaping @Sendable () -> Void) {
+        onWritten = handler
+    }
+
     /// Whether the last observation found the player playing.
     public var isPlaying: Bool { last?.subject != nil }
 
@@ -83,24 +92,34 @@ public actor PracticeRecorder {
         if subject != nil { playingSignal.yield() }
         await giveSections(status)
         if remember { await updateMemory(status) }
-        if subject != previous?.subject || now.timeIntervalSince(lastFlush) >= flushInterval { await flush() }
+        if subject != previous?.subject || now.timeIntervalSince(lastFlush) >= flushInterval {
+            if await write() { onWritten?() }
+        }
         return subject != nil
     }
 
     /// Writes the time counted so far (one transaction); on failure keeps it for the next try.
     public func flush() async {
+        await write()
+    }
+
+    /// `flush`; whether it wrote anything.
+    @discardableResult
+    private func write() async -> Bool {
         lastFlush = clock.now
-        guard !tally.isEmpty else { return }
+        guard !tally.isEmpty else { return false }
         let rows = tally.take(), reached = tally.takeReached()
         do {
             try await store.add(rows, reached: reached)
             if failing { logger.notice("practice statistics are being saved again") }
             failing = false
+            return true
         } catch {
             if !failing { logger.warning("cannot save practice statistics (\(error)); keeping them in memory") }
             failing = true
             tally.restore(rows)
             tally.restoreReached(reached)
+            return false
         }
     }
 

@@ -53,9 +53,9 @@ struct BoxRoutes: Sendable {
             return WebAPI.noContent
         }
         router.post("/api/scan") { request, context in
-            // The body is optional: `{"full": true}` scans every file again.
-            let buffer = try? await request.body.collect(upTo: context.maxUploadSize)
-            let full = buffer.flatMap { try? JSONDecoder().decode(Scan.self, from: Data($0.readableBytesView)) }?.full ?? false
+            // The body is optional: `{"full": true}` scans every file again. One that is there must be that JSON (it
+            // used to be ignored, too large or not, and a plain scan started).
+            let full = try await api.optionalBody(request, context, as: Scan.self)?.full ?? false
             _ = try await WebAPI.calling { try await api.mpd.update(nil, rescan: full) }
             return Response(status: .accepted, headers: [.cacheControl: "no-store"])
         }

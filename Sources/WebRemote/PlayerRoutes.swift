@@ -28,7 +28,7 @@ struct PlayerRoutes: Sendable {
         }
         router.get("/api/status") { _, _ in api.json(try await WebReadings(backend: api.backend).status()) }
         router.post("/api/control") { request, context in try await control(request, context) }
-        router.get("/api/events") { _, _ in try await events() }
+        router.get("/api/events") { _, context in try await events(context) }
     }
 
     // MARK: session
@@ -152,11 +152,14 @@ struct PlayerRoutes: Sendable {
 
     // MARK: events
 
-    private func events() async throws -> Response {
+    /// The page's event stream; it ends when the page closes its connection (a reload, a closed or hidden tab), so
+    /// its slot is free for the next page at once.
+    private func events(_ context: WebContext) async throws -> Response {
         guard let (id, frames) = await api.events.subscribe() else {
             throw WebFailure(.tooManyRequests, "too many pages are following the box (at most \(WebEvents.maxStreams))")
         }
         let events = api.events
+        await PeerCloseWatcher.whenClosed(context.channel) { events.unsubscribe(id) }
         let headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store",
                                    HTTPField.Name("X-Accel-Buffering")!: "no"]
         return Response(status: .ok, headers: headers, body: .init { writer in

@@ -3,9 +3,9 @@ import Foundation
 import Hummingbird
 import MPDProtocol
 
-/// The queue and the stored playlists: `/api/queue` (a page of it; add files, folders, an album or a playlist; clear),
-/// `/api/queue/{id}` (remove, play, move, priority), `/api/playlists` (list, save the queue, show, delete). Every edit
-/// goes through the MPD backend, so it is durable before its answer, as an MPD client's is.
+/// The queue and the stored playlists: `/api/queue` (a page of it; add files, folders, stream URLs, an album or a
+/// playlist; clear), `/api/queue/{id}` (remove, play, move, priority), `/api/playlists` (list, save the queue, show,
+/// delete). Every edit goes through the MPD backend, so it is durable before its answer, as an MPD client's is.
 ///
 /// A value; its handlers run on the requests' tasks.
 struct QueueRoutes: Sendable {
@@ -112,8 +112,8 @@ struct QueueRoutes: Sendable {
                                           current: status.player.entryID, entries: songs.map(WebJSON.Song.init)))
     }
 
-    /// Adds what the body names — files or folders, an album (of an artist), or a stored playlist — at `position` or
-    /// the end; `replace` clears the queue first and plays.
+    /// Adds what the body names — files or folders or http(s) stream URLs, an album (of an artist), or a stored
+    /// playlist — at `position` or the end; `replace` clears the queue first and plays.
     private func add(_ request: Request, _ context: WebContext) async throws -> Response {
         let body = try await api.body(request, context, as: Add.self)
         let named = [body.uris != nil, body.album != nil, body.playlist != nil].filter { $0 }.count
@@ -124,10 +124,13 @@ struct QueueRoutes: Sendable {
         var sources: [QueueSource] = []
         if let uris = body.uris {
             guard (1...1_000).contains(uris.count) else { throw WebFailure.bad("uris holds 1 to 1000 entries") }
-            let handlers = api.mpd.capabilities.urlHandlers
             for uri in uris {
-                guard let checked = try? URIValidator.checked(uri, handlers: handlers) else {
-                    throw WebFailure.bad("not a library path: \(uri)")
+                if URIValidator.scheme(of: uri) != nil {
+                    sources.append(.uri(try Self.checkedStream(uri), recursive: false))
+                    continue
+                }
+                guard let checked = try? URIValidator.checked(uri, handlers: []) else {
+                    throw WebFailure.bad("not a library path: \(uri.prefix(200))")
                 }
                 sources.append(.uri(checked, recursive: true))
             }
@@ -151,6 +154,30 @@ struct QueueRoutes: Sendable {
             if replace, let first = ids.first { try await api.mpd.perform(.playEntry(first)) }
         }
         return api.json(WebJSON.IDs(ids: ids))
+    }
+
+    /// The longest stream URL queued (the stream reader's own limit, `StreamURL.maxLength`).
+    static let maxStreamURLBytes = 2048
+
+    /// A network stream's URL as the queue takes it (MPD's `add URL`: queued without being fetched): http or https,
+    /// a host, at most `maxStreamURLBytes` bytes, no spaces or control characters; anything else is a 400 that says
+    /// which.
+    static func checkedStream(_ url: String) throws -> String {
+        let scheme = URIValidator.scheme(of: url) ?? ""
+        guard scheme == "http" || scheme == "https" else {
+            throw WebFailure.bad("a stream URL starts with http:// or https:// (not \(scheme.prefix(20))://)")
+        }
+        guard url.utf8.count <= maxStreamURLBytes else {
+            throw WebFailure.bad("a stream URL is at most \(maxStreamURLBytes) bytes")
+        }
+        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+            throw WebFailure.bad("a stream URL has no spaces or control characters (write a space as %20)")
+        }
+        let rest = url.utf8.dropFirst(scheme.utf8.count + 3)
+        guard let first = rest.first, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(first) else {
+            throw WebFailure.bad("a stream URL names a host: http://HOST/…")
+        }
+        return url
     }
 
     static func isoDate(_ seconds: Int64) -> String {

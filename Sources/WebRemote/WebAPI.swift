@@ -36,12 +36,25 @@ struct WebAPI: Sendable {
 
     /// The JSON body decoded as `T` (at most the context's upload size); a bad or missing body is a 400 saying why.
     func body<T: Decodable>(_ request: Request, _ context: WebContext, as type: T.Type) async throws -> T {
-        let buffer: ByteBuffer
+        try Self.decode(T.self, try await Self.collect(request, context))
+    }
+
+    /// The same for a call whose body may be left out: nil when it is empty.
+    func optionalBody<T: Decodable>(_ request: Request, _ context: WebContext, as type: T.Type) async throws -> T? {
+        let buffer = try await Self.collect(request, context)
+        return buffer.readableBytes == 0 ? nil : try Self.decode(T.self, buffer)
+    }
+
+    /// The whole body, at most the context's upload size (a 413 past it).
+    private static func collect(_ request: Request, _ context: WebContext) async throws -> ByteBuffer {
         do {
-            buffer = try await request.body.collect(upTo: context.maxUploadSize)
+            return try await request.body.collect(upTo: context.maxUploadSize)
         } catch {
             throw WebFailure(.contentTooLarge, "the request body is larger than \(context.maxUploadSize) bytes")
         }
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ buffer: ByteBuffer) throws -> T {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let DecodingError.keyNotFound(key, _) {

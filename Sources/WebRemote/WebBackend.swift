@@ -57,8 +57,10 @@ public struct WebUploads: Sendable, Hashable {
 }
 
 /// Live events the daemon hands the web remote besides the MPD backend's `idle` changes: a control used (a button, a
-/// pedal, a remote's key, the encoder), a card read.
+/// pedal, a remote's key, the encoder), a card read, practice statistics written (time counted when playing paused,
+/// the track or the loop changed, and every 30 s while playing).
 public enum WebSignal: Sendable, Hashable {
     case input(device: String?, control: String, gesture: String, action: String?)
     case card(id: String, known: Bool, learned: String?)
+    case practice
 }

@@ -10,12 +10,15 @@ struct WebContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's address (nil: unknown, as after the connection closed).
     let remote: SocketAddress?
+    /// The request's connection (an event stream watches it close: `PeerCloseWatcher`).
+    let channel: any Channel
     /// Set by `WebGate`: who the request acts for (nil before the gate, or for the public paths).
     var role: WebRole?
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remote = source.channel.remoteAddress
+        channel = source.channel
     }
 
     /// JSON bodies are small (a control, a section, a list of at most 1,000 URIs); uploads stream past this.

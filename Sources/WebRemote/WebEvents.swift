@@ -6,8 +6,11 @@ import Synchronization
 /// The server-sent events every open page follows (`GET /api/events`): fed by the same change feed the MPD port's
 /// `idle` clients get (`IdleBroadcaster`) and by the daemon's own signals (a control used, a card read), turned into
 /// named events once and handed to every stream. A player change becomes one `status` event with the whole status
-/// (read once however many pages are open, and once for a burst of changes); a scan is followed with `scan` events
-/// twice a second while it runs; a comment every 15 s keeps idle connections open through proxies and NATs.
+/// (read once however many pages are open, and once for a burst of changes), and one more `settle` (300 ms) after the
+/// last change of a burst of player or option changes: a change the engine splices in (a loop set, a tempo) is heard a
+/// device buffer after the command answers, so the status read at once may still show what was before. A scan is followed
+/// with `scan` events twice a second while it runs; a comment every 15 s keeps idle connections open through proxies
+/// and NATs.
 ///
 /// A slow page never holds the others up or grows memory: each stream keeps at most its newest 32 events (an older
 /// `status` is superseded by a newer one anyway). At most `maxStreams` streams at once.
@@ -17,6 +20,9 @@ import Synchronization
 public final class WebEvents: Sendable {
     static let maxStreams = 16
     static let keepAlive: Duration = .seconds(15)
+    /// How long after the last player or option change the follow-up `status` is read: a device buffer (20 ms by
+    /// default, up to 200 ms on boards with a large one) and the engine's next period, with room.
+    static let settle: Duration = .milliseconds(300)
 
     /// One open stream: where its frames go.
     private struct Stream {
@@ -28,20 +34,36 @@ public final class WebEvents: Sendable {
         var nextID = 0
         var pending = IdleSet()
         var signals: [WebSignal] = []
+        /// When the follow-up `status` is due (nil: none); moved on by each change of a burst.
+        var settleAt: ContinuousClock.Instant?
+    }
+
+    /// What the follow-up loop does next.
+    private enum Settling {
+        case idle
+        case wait(until: ContinuousClock.Instant)
+        case send
     }
 
     private let state = Mutex(State())
     private let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
+    private let settleWake: AsyncStream<Void>.Continuation
+    private let settleWakes: AsyncStream<Void>
     /// Renders the current status (the same JSON as `GET /api/status`); nil when it cannot be read now.
     let status: @Sendable () async -> Data?
     /// Renders the scan's progress; the bool says whether it still runs.
     let scan: @Sendable () async -> (json: Data, running: Bool)?
+    /// `WebEvents.settle`, or a test's own.
+    let settleTime: Duration
 
-    init(status: @escaping @Sendable () async -> Data?, scan: @escaping @Sendable () async -> (json: Data, running: Bool)?) {
+    init(status: @escaping @Sendable () async -> Data?,
+         scan: @escaping @Sendable () async -> (json: Data, running: Bool)?, settle: Duration = WebEvents.settle) {
         self.status = status
         self.scan = scan
+        settleTime = settle
         (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        (settleWakes, settleWake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// The hub of `backend`'s web remote: its status and scan read as the API reads them.
@@ -61,10 +83,12 @@ public final class WebEvents: Sendable {
         wake.yield()
     }
 
-    /// A signal of the daemon's (a control, a card).
+    /// A signal of the daemon's (a control, a card, practice statistics written).
     public func publish(_ signal: WebSignal) {
         let open = state.withLock { state -> Bool in
             guard !state.streams.isEmpty else { return false }
+            // `practice` says only "look again": one waiting is enough.
+            if signal == .practice, state.signals.contains(.practice) { return true }
             if state.signals.count < 64 { state.signals.append(signal) }
             return true
         }
@@ -110,9 +134,13 @@ public final class WebEvents: Sendable {
                 group.addTask {
                     for await _ in self.wakes { await self.deliver() }
                 }
+                group.addTask {
+                    for await _ in self.settleWakes { await self.followUp() }
+                }
             }
         } onCancel: {
             wake.finish()
+            settleWake.finish()
         }
         let streams = state.withLock { state in
             defer { state.streams.removeAll() }
@@ -131,6 +159,10 @@ public final class WebEvents: Sendable {
         }
         guard open else { return }
         for signal in signals { send(Self.frame(signal)) }
+        if !set.isDisjoint(with: [.player, .options]) {
+            state.withLock { $0.settleAt = .now + settleTime }
+            settleWake.yield()
+        }
         if !set.isDisjoint(with: [.player, .mixer, .options]), let json = await status() {
             send(Self.frame("status", json))
         }
@@ -139,6 +171,26 @@ public final class WebEvents: Sendable {
         if set.contains(.database) { send(Self.frame("library", Data("{}".utf8))) }
         if set.contains(.output) { send(Self.frame("outputs", Data("{}".utf8))) }
         if set.contains(.update) { await followScan() }
+    }
+
+    /// One `status` once `settle` has passed since the last player or option change (each change of a burst moves it
+    /// on, so a burst gets one).
+    private func followUp() async {
+        while !Task.isCancelled {
+            let next = state.withLock { state -> Settling in
+                guard let due = state.settleAt else { return .idle }
+                guard due <= .now else { return .wait(until: due) }
+                state.settleAt = nil
+                return state.streams.isEmpty ? .idle : .send
+            }
+            switch next {
+            case .idle: return
+            case let .wait(due): try? await Task.sleep(until: due, clock: .continuous)
+            case .send:
+                if let json = await status() { send(Self.frame("status", json)) }
+                return
+            }
+        }
     }
 
     /// `scan` events twice a second while a scan runs, and one when it has ended.
@@ -165,6 +217,8 @@ public final class WebEvents: Sendable {
             frame("input", WebJSON.encode(WebJSON.InputEvent(device: device, control: control, gesture: gesture, action: action)))
         case let .card(id, known, learned):
             frame("card", WebJSON.encode(WebJSON.CardEvent(id: id, known: known, learned: learned)))
+        case .practice:
+            frame("practice", Data("{}".utf8))
         }
     }
 }

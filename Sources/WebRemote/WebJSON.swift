@@ -3,7 +3,8 @@ import Foundation
 import MPDProtocol
 
 /// The JSON the web API answers, as `Sources/WebRemote/Assets/openapi.yaml` describes it (keys in snake_case; a nil
-/// field is left out). `WebAPIContractTests` and schemathesis hold the two together.
+/// field is left out, unless the schema requires it: `Cards.learning`). `WebJSONTests` and schemathesis hold the two
+/// together.
 ///
 /// Plain values; any thread.
 enum WebJSON {
@@ -21,7 +22,10 @@ enum WebJSON {
         var title: String?
         var artist: String?
         var album: String?
+        /// A stream's station (its `icy-name`), as MPD's `Name:`.
+        var name: String?
         var track: Int?
+        /// The length of what the entry plays: a ranged entry's part, else the file's; nil for a stream.
         var duration: Double?
         var priority: Int?
         var section: String?
@@ -37,6 +41,7 @@ enum WebJSON {
             title = song.values(.title).first
             artist = song.values(.artist).first
             album = song.values(.album).first
+            name = song.values(.name).first
             track = song.values(.track).first.flatMap { Int($0.split(separator: "/").first ?? "") }
             duration = song.span.map { span in
                 // A part of the file: its own length, when its end is known.
@@ -85,11 +90,21 @@ enum WebJSON {
         var sections: [Section]
     }
 
+    /// What a stream playing now says of itself.
+    struct Stream: Encodable {
+        var name: String?
+        var title: String?
+    }
+
     struct Status: Encodable {
         var state: String
+        /// The position in the file (a ranged entry's too: `song.range` says which part it plays).
         var elapsed: Double
+        /// The file's length (a ranged entry's whole file), nil when unknown or for a stream.
         var duration: Double?
         var song: Song?
+        /// Set while a network stream plays (nil for a file).
+        var stream: Stream?
         var nextId: EntryID?
         var volume: Int
         var volumeMax: Int
@@ -201,10 +216,22 @@ enum WebJSON {
         var origin: String
     }
 
+    /// The cards page's list. `learning` is always written (null when no card is being learnt), as the schema says.
     struct Cards: Encodable {
         var cards: [Card]
         var unknown: [String]
         var learning: String?
+
+        enum CodingKeys: String, CodingKey {
+            case cards, unknown, learning
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(cards, forKey: .cards)
+            try container.encode(unknown, forKey: .unknown)
+            try container.encode(learning, forKey: .learning)
+        }
     }
 
     struct Finding: Encodable {

@@ -22,7 +22,9 @@ struct WebReadings: Sendable {
         }
         return WebJSON.Status(
             state: Self.stateName(player.state), elapsed: player.state == .stopped ? 0 : player.elapsed,
-            duration: song?.duration ?? player.duration, song: song, nextId: info.nextSongID, volume: player.volume,
+            duration: Self.fileDuration(player: player, song: song), song: song,
+            stream: player.stream.map { WebJSON.Stream(name: $0.name, title: $0.title) }, nextId: info.nextSongID,
+            volume: player.volume,
             volumeMax: backend.volumeLimits.max, repeat: player.repeatMode != .off, random: info.random,
             single: player.single, consume: info.consume, tempo: player.tempoPercent,
             transpose: Double(player.transposeCents) / 100, bpm: player.beat?.bpm, metronome: player.metronome != nil,
@@ -34,6 +36,14 @@ struct WebReadings: Sendable {
             loopA: known ? player.loopPendingA.map { Double($0) / rate } : nil, section: section,
             sections: player.sections.count, queueVersion: Int(info.queueVersion), queueLength: info.queueLength,
             error: player.lastError, sleep: info.sleepSeconds)
+    }
+
+    /// The length of the file playing, as `elapsed` is its position: the backend's reading of the file (MPD's
+    /// `duration`), else the song's own when it plays the whole file. A ranged entry's song gives its part's length,
+    /// which used to be sent beside the file's position (a bar past its end); a stream has none.
+    static func fileDuration(player: PlayerStatus, song: WebJSON.Song?) -> Double? {
+        if player.stream != nil { return nil }
+        return player.duration ?? (song?.range == nil ? song?.duration : nil)
     }
 
     static func stateName(_ state: PlayState) -> String {

@@ -13,7 +13,7 @@ import Synchronization
 /// as the MPD port does; opening it to the network is `web.listen = "0.0.0.0:6680"`, and then every request from
 /// elsewhere needs a session (`WebGate`). Bounded: at most `maxConnections` connections (more wait in the kernel's
 /// backlog), idle ones closed after a minute, request bodies of 256 KiB (uploads stream to disk up to their own
-/// limit), at most 16 event streams.
+/// limit), at most 16 event streams, each let go as soon as its page closes its connection (`PeerCloseWatcher`).
 ///
 /// `run` is called once, by the daemon's service group; it ends at graceful shutdown.
 public struct WebServer: Service {
@@ -119,7 +119,8 @@ public struct WebServer: Service {
     private func application(onListening: @escaping @Sendable (Int) -> Void) -> some ApplicationProtocol {
         Application(
             router: router(),
-            server: .http1(configuration: .init(idleTimeout: .seconds(60))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [PeerCloseWatcher()],
+                                                idleTimeout: .seconds(60))),
             configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil,
                                  availableConnectionsDelegate: MaximumAvailableConnections(settings.maxConnections, logger: logger)),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? 0) },

@@ -85,6 +85,23 @@ import Testing
         }
     }
 
+    /// An unknown card read, then assigned (as the web page's "Assign…" does): it is no longer listed as unknown; one
+    /// read after it stays listed until it is bound too, by `cardlearn`.
+    @Test func anAssignedCardIsNoLongerUnknown() async throws {
+        try await Daemon.with(config: Self.config) { daemon in
+            try await daemon.ok("cardread 555")
+            #expect(try await daemon.ok("cards")["unknown_card"] == "555")
+            try await daemon.ok("cardassign 444 \"album:First Album\"")
+            #expect(try await daemon.ok("cards")["unknown_card"] == "555", "another card's binding leaves it unknown")
+            try await daemon.ok("cardassign 555 \"album:First Album\"")
+            let cards = try await daemon.ok("cards")
+            #expect(cards["unknown_card"] == nil, "\(cards)")
+            try await daemon.ok("cardread 556")
+            try await daemon.ok("cardlearn \"action:stop\"")
+            #expect(try await daemon.ok("cards")["unknown_card"] == nil)
+        }
+    }
+
     /// A practice piece: the card plays the one file at the card's tempo, looping its A–B.
     @Test func aPieceCardPlaysAtItsTempoWithItsLoop() async throws {
         try await Daemon.with(config: Self.config) { daemon in

@@ -18,6 +18,20 @@ import TestSupport
         #expect(try store.read("ok").allSatisfy { $0.span == nil })
     }
 
+    /// A saved queue of radio stations reads back (stream URLs were skipped as paths outside the music directory);
+    /// a line that only looks like one is still skipped.
+    @Test func streamURLsAreKept() throws {
+        let dir = try TemporaryDirectory()
+        let store = PlaylistStore(directory: dir.path)
+        let lines = [PlaylistLine(uri: "http://radio.example:8000/live.mp3?x=1"), PlaylistLine(uri: "A/one.flac"),
+                     PlaylistLine(uri: "HTTPS://radio.example/a%20b")]
+        try store.write("radio", lines)
+        #expect(try store.read("radio") == lines)
+        try Data("http://\nftp://radio.example/x\nhttp://radio.example/a b\nfile:///etc/passwd\n".utf8)
+            .write(to: URL(fileURLWithPath: dir.file("bad.m3u")))
+        #expect(try store.read("bad").isEmpty)
+    }
+
     /// Ranges and sections survive a save and a load, and the file still reads as plain URIs to other players.
     @Test func spansRoundTripAsCommentsBeforeTheirURIs() throws {
         let dir = try TemporaryDirectory()
@@ -69,5 +83,19 @@ import TestSupport
         #expect(read.map(\.uri) == ["a.flac", "b.flac", "c.flac", "d.flac", "e.flac", "f.flac"])
         #expect(read.map(\.span) == [nil, nil, nil, nil,
                                       PlaySpan(startMilliseconds: 1_500, endMilliseconds: 2_250, passes: 2), nil])
+    }
+
+    /// The longest name the protocol and the web remote take (`StoredPlaylistName.maxBytes`, 247 UTF-8 bytes) is a
+    /// file name with the store's suffixes, its temporary `.m3u.tmp` included; one byte more is not.
+    @Test func theLongestNameIsAFileName() throws {
+        let dir = try TemporaryDirectory()
+        let store = PlaylistStore(directory: dir.path)
+        let longest = String(repeating: "é", count: 123) + "a"
+        #expect(longest.utf8.count == 247)
+        try store.write(longest, [PlaylistLine(uri: "A/one.flac")])
+        #expect(try store.read(longest).map(\.uri) == ["A/one.flac"])
+        #expect(try store.list().map(\.name) == [longest])
+        try store.remove(longest)
+        #expect(throws: (any Error).self) { try store.write(longest + "b", [PlaylistLine(uri: "A/one.flac")]) }
     }
 }

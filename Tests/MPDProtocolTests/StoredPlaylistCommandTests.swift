@@ -29,6 +29,11 @@ import Testing
         #expect(await driver.send("save .hidden") == "ACK [2@0] {save} Bad playlist name\n")
         // A NUL would cut the file name short ("a\0b" used to be saved as "a").
         #expect(await driver.send("save \"a\u{0}b\"") == "ACK [2@0] {save} Bad playlist name\n")
+        // A name longer than a file name holds (with `.m3u.tmp`) was a system error from the file system when saved.
+        #expect(await driver.send("save " + String(repeating: "é", count: 124))
+                    == "ACK [2@0] {save} Playlist name too long (at most 247 bytes)\n")
+        #expect(await driver.send("rename x " + String(repeating: "a", count: 248))
+                    == "ACK [2@0] {rename} Playlist name too long (at most 247 bytes)\n")
         #expect(await driver.send("listplaylists") == "OK\n")
         #expect(await driver.send("listplaylist nosuch") == "ACK [50@0] {listplaylist} No such playlist\n")
         #expect(await driver.send("load nosuch") == "ACK [50@0] {load} No such playlist\n")

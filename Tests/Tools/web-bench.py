@@ -29,16 +29,17 @@ plays them, drives headless Chromium through Selenium (Debian's chromium and chr
          streams, --settle s). Growth in MB. Run first, on the fresh daemon, so the first page's one-time costs
          count.
 
-A closed page's event stream keeps its slot (the daemon follows at most 16) until the daemon's second write to it
-fails: two events, or two keep-alive comments 15 s apart when nothing happens. A page whose stream is refused (429)
-retries after 2, 4, 8 s… and its stand shows no status meanwhile. Each phase starts by making the daemon let go of
-the streams the phase before closed (four `repeat` changes: four writes to every stream); within the load phase,
-reloads one after the other leave such streams behind them, and the loads whose stream was refused are counted and
+The daemon follows at most 16 event streams, and lets a page's go as soon as the page closes its connection (a
+daemon built before that kept it until its second write to it failed: two events, or two keep-alive comments 15 s
+apart). A page whose stream is refused (429) retries after 2, 4, 8 s… (its stand shows the status it asked for at
+boot meanwhile). Each phase starts by making the daemon let go of the streams the phase before closed (four `repeat`
+changes: four writes to every stream, for such an older daemon); the loads whose stream was refused are counted and
 shown apart.
 
-Browsers keep at most 6 HTTP/1.1 connections per host, and every open page holds one for its event stream: a 7th
-tab of one browser would wait for a free connection and never load. So the pages are spread over browsers of at most
---pages-per-browser tabs (default 5: two browsers for 10 pages); --pages-per-browser 10 shows the limit.
+Browsers keep at most 6 HTTP/1.1 connections per host, and every page shown holds one for its event stream (a
+hidden tab lets its stream go). So that every page receives every event for the memory figure, each page is a window
+of its own (not a tab behind another), spread over browsers of at most --pages-per-browser windows (default 5: two
+browsers for 10 pages).
 
 --load N starts N `yes >/dev/null` processes for the whole run (killed at the end) to show how the figures move on
 a busy machine.
@@ -380,11 +381,19 @@ var done = arguments[arguments.length - 1], t0 = Date.now();
 })();
 """
 
+# The first event `name` that arrived at or after `after` (ms since the epoch, the page's clock) and, for a status,
+# says `state`: the daemon sends one more status 300 ms after a change, which may come just after the next tap.
 WAIT_EVENT = """
-var done = arguments[arguments.length - 1], t0 = Date.now(), name = arguments[0];
+var done = arguments[arguments.length - 1], t0 = Date.now(), name = arguments[0], after = arguments[1] || 0,
+  state = arguments[2];
 (function poll() {
   var a = window.__fermataEvents || [];
-  for (var i = 0; i < a.length; i++) if (a[i].name === name) { done(a[i].t); return; }
+  for (var i = 0; i < a.length; i++) {
+    if (a[i].name === name && a[i].t >= after && (!state || a[i].state === undefined || a[i].state === state)) {
+      done(a[i].t);
+      return;
+    }
+  }
   if (Date.now() - t0 > 5000) done(null); else setTimeout(poll, 2);
 })();
 """
@@ -429,8 +438,8 @@ def devtools_stats(driver, origin):
 
 
 def let_go(daemon):
-    """Makes the daemon let go of the event streams of pages already closed. A closed page's stream keeps its slot
-    (of 16) until the daemon's second write to it fails: the next two events, or two keep-alive comments (15 s
+    """Makes a daemon built before it noticed closed pages let go of their event streams: such a daemon kept a closed
+    page's slot (of 16) until its second write to it failed: the next two events, or two keep-alive comments (15 s
     apart) when nothing happens. Without this, a phase right after many pages closed would meet refusals (429)
     that the phase before caused. Four `options` changes (repeat off and on, twice) are four writes to every
     stream; the queue repeats, as before."""
@@ -559,7 +568,8 @@ document.getElementById('b-play').addEventListener('click', function () {
             idler.arm()
             button.click()
             t_changed, _ = idler.wait(expect)
-            t_page = d.execute_async_script(WAIT_EVENT, "status")
+            t_page = d.execute_async_script(WAIT_EVENT, "status",
+                                            d.execute_script("return window.__benchClicks.slice(-1)[0]"), expect)
             state = expect
             changed.append(t_changed)
             to_page.append(t_page)
@@ -602,7 +612,7 @@ def measure_box(args, daemon, browsers):
             t_send = time.time()
             cmd.command("pause 1" if expect == "pause" else "pause 0")
             t_changed, _ = idler.wait(expect)
-            t_page = d.execute_async_script(WAIT_EVENT, "status")
+            t_page = d.execute_async_script(WAIT_EVENT, "status", t_send * 1000 + offsets[0][0], expect)
             if t_page is None:
                 raise RuntimeError("the page received no status event within 5 s (repetition %d)" % (i + 1))
             state = expect
@@ -643,7 +653,7 @@ def measure_rss(args, daemon, browsers):
                 d = drivers[-1]
             else:
                 d = drivers[-1]
-                d.switch_to.new_window("tab")
+                d.switch_to.new_window("window")
                 browsers.prepare(d)
             d.set_page_load_timeout(10)
             try:
@@ -827,16 +837,15 @@ def main():
     ap.add_argument("--cold", type=int, default=10, help="cold page loads, a new browser profile each (default 10)")
     ap.add_argument("--warm", type=int, default=20, help="warm reloads in the last cold load's browser (default 20)")
     ap.add_argument("--reload-gap", type=float, default=0.0,
-                    help="pause before each warm reload, s (default 0: one after the other; each reload leaves its "
-                    "old event stream held by the daemon until its second write to it, up to 30 s)")
+                    help="pause before each warm reload, s (default 0: one after the other)")
     ap.add_argument("--reps", type=int, default=200, help="taps, and MPD commands, each (default 200)")
     ap.add_argument("--gap-min", type=float, default=0.05, help="least pause between repetitions, s (default 0.05)")
     ap.add_argument("--gap-max", type=float, default=0.15, help="most pause between repetitions, s (default 0.15)")
     ap.add_argument("--pages", type=int, default=10, help="pages open for the memory figure (default 10; the daemon "
                     "follows at most 16 event streams)")
     ap.add_argument("--pages-per-browser", type=int, default=5,
-                    help="tabs per browser (default 5: a browser keeps at most 6 connections per host, and each page "
-                    "holds one for its event stream)")
+                    help="windows per browser (default 5: a browser keeps at most 6 connections per host, and each "
+                    "page shown holds one for its event stream)")
     ap.add_argument("--rss-seconds", type=int, default=30, help="how long the pages stay open, s (default 30)")
     ap.add_argument("--settle", type=float, default=5.0, help="wait before the idle and after-close readings, s "
                     "(default 5)")

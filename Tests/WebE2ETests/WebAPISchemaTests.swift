@@ -23,5 +23,22 @@ extension WebE2ETests {
                 try await Scripts.run("schemathesis_run.py", settings, python: python)
             }
         }
+
+        /// The same with another seed and four times the examples (about 1.5 minutes), for what 50 examples of seed 1
+        /// did not reach.
+        @Test(.enabled(if: WebPrograms.schemathesisPython != nil,
+                       "needs schemathesis (pip install schemathesis; or FERMATA_SCHEMATHESIS_PYTHON=a python that has it)"))
+        func anotherSeedAndMoreExamples() async throws {
+            let python = try #require(WebPrograms.schemathesisPython)
+            let report = (NSTemporaryDirectory() as NSString).appendingPathComponent("fermata-schemathesis-seed-7")
+            try await WebDaemon.with { daemon in
+                var settings = daemon.settings
+                settings["openapi"] = WebPrograms.openAPI
+                settings["max_examples"] = 200
+                settings["seed"] = 7
+                settings["report"] = report
+                try await Scripts.run("schemathesis_run.py", settings, python: python)
+            }
+        }
     }
 }

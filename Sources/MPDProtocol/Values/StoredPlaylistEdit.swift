@@ -27,14 +27,24 @@ public enum StoredPlaylistEdit: Sendable, Hashable {
     }
 }
 
-/// Stored playlist name rules: not empty, no `/`, no line breaks, not starting with `.` (MPD's `spl_valid_name`).
+/// Stored playlist name rules: not empty, no `/`, no line breaks, not starting with `.` (MPD's `spl_valid_name`), and
+/// short enough to be a file name with the store's suffixes.
 public enum StoredPlaylistName {
+    /// The longest name, in UTF-8 bytes: a file name holds 255 bytes (`NAME_MAX` on Linux's file systems), and the
+    /// store writes `NAME.m3u.tmp` before renaming it to `NAME.m3u`. A longer name was refused by the file system
+    /// only when written ("File name too long", a system error MPD clients and the web page could not explain).
+    public static let maxBytes = 255 - ".m3u.tmp".utf8.count
+
     /// Refuses what cannot be a file name of its own in the playlist directory: empty, hidden (`.`), `/` (another
-    /// directory), NUL (it would cut the file name short: `a\0b` used to write `a`), line breaks.
+    /// directory), NUL (it would cut the file name short: `a\0b` used to write `a`), line breaks, and more than
+    /// `maxBytes` bytes.
     public static func validate(_ name: String) throws(MPDError) {
         guard !name.isEmpty, !name.hasPrefix("."),
               !name.contains(where: { $0 == "/" || $0 == "\0" || $0.isNewline }) else {
             throw MPDError(.argument, "Bad playlist name")
+        }
+        guard name.utf8.count <= maxBytes else {
+            throw MPDError(.argument, "Playlist name too long (at most \(maxBytes) bytes)")
         }
     }
 }

@@ -45,7 +45,13 @@ var F = { views: {}, S: null, role: null, route: '' };
     return t > 0 ? '+' + t : t < 0 ? '−' + (-t) : '0';
   };
   F.base = function (f) { f = String(f || ''); return f.slice(f.lastIndexOf('/') + 1); };
-  F.songTitle = function (s) { return s.title || F.base(s.file).replace(/\.[^.]+$/, ''); };
+  // a network stream (an http(s) URL in the queue or a playlist): shown by its station or its address
+  F.isURL = function (f) { return /^https?:\/\//i.test(f || ''); };
+  F.host = function (u) { return String(u).replace(/^https?:\/\//i, '').split(/[/?#]/)[0]; };
+  F.songTitle = function (s) {
+    if (F.isURL(s.file)) return s.title || s.name || F.host(s.file);
+    return s.title || F.base(s.file).replace(/\.[^.]+$/, '');
+  };
 
   // Toast: errors and short confirmations, never alert()
   F.toast = function (msg, ok) {
@@ -92,6 +98,7 @@ var F = { views: {}, S: null, role: null, route: '' };
     return F.run(F.api('POST', '/api/queue', b).then(function (r) {
       var n = r && r.ids ? r.ids.length : 0;
       F.toast(how === 'replace' ? 'Playing' : (n === 1 ? '1 song' : n + ' songs') + (how === 'next' ? ' next' : ' added'), true);
+      return r;
     }));
   };
 
@@ -113,7 +120,11 @@ var F = { views: {}, S: null, role: null, route: '' };
   }
 
   // ---- session and log-in
+  // On the box itself (loopback) no login is needed: the event stream and the status are asked at once, beside the
+  // session, instead of after it. Elsewhere they wait for the session (a page without one gets the login form).
+  var local = /^(127\.|localhost$|\[::1\]$)/.test(location.hostname);
   function boot() {
+    if (local && !es) { openEvents(); status(); }
     F.api('GET', '/api/session').then(function (s) {
       F.session = s;
       if (s.role === 'none') login(s); else start(s.role);
@@ -152,8 +163,15 @@ var F = { views: {}, S: null, role: null, route: '' };
     F.role = role;
     document.body.classList.toggle('guest', role === 'guest');
     $('login').hidden = true;
-    openEvents();
+    if (!es) { openEvents(); status(); }
     route();
+    if (S) stand(S);
+  }
+  // the status from GET /api/status: the stand fills even before (or without) the event stream, whose first status
+  // supersedes it
+  var streamed = false;
+  function status() {
+    F.api('GET', '/api/status').then(function (s) { if (!streamed && s) stand(s); }).catch(function () {});
   }
   F.logout = function () {
     F.run(F.api('POST', '/api/logout').then(function () { login(); }));
@@ -162,10 +180,12 @@ var F = { views: {}, S: null, role: null, route: '' };
   // ---- events: one EventSource, no polling
   var es = null, retry = null, wait = 2000, wasDown = false;
   var NAMES = ['status', 'queue', 'playlists', 'library', 'scan', 'input', 'card', 'outputs', 'practice'];
-  // each event's arrival {t: ms since the epoch, name}, the newest 100: read by Tests/Tools/web-bench.py only
+  // each event's arrival {t: ms since the epoch, name, state: a status's}, the newest 100: read by
+  // Tests/Tools/web-bench.py only
   var arrivals = window.__fermataEvents = [];
   function openEvents() {
     stopEvents();
+    streamed = false;
     es = new EventSource('/api/events');
     es.onopen = function () {
       wait = 2000;
@@ -188,15 +208,17 @@ var F = { views: {}, S: null, role: null, route: '' };
     };
     NAMES.forEach(function (n) {
       es.addEventListener(n, function (e) {
-        if (arrivals.push({ t: performance.timeOrigin + performance.now(), name: n }) > 100) arrivals.shift();
-        var d;
+        var t = performance.timeOrigin + performance.now(), d;
         try { d = JSON.parse(e.data); } catch (x) { return; }
+        if (arrivals.push({ t: t, name: n, state: n === 'status' ? d.state : undefined }) > 100) arrivals.shift();
+        if (n === 'status') streamed = true;
         dispatch(n, d);
       });
     });
   }
   function stopEvents() {
     clearTimeout(retry);
+    retry = null;
     if (es) { es.close(); es = null; }
   }
   function dispatch(n, d) {
@@ -212,8 +234,14 @@ var F = { views: {}, S: null, role: null, route: '' };
     var v = F.views[F.route];
     if (v && v.show) v.show();
   }
+  // A hidden page (another tab, the phone's screen off) lets its stream go: a browser keeps 6 connections per host,
+  // and a 7th tab of the remote would never load. Shown again, it opens a new one (its first event is the status)
+  // and looks again at what it shows, since events were missed meanwhile.
   document.addEventListener('visibilitychange', function () {
-    if (!document.hidden && F.role && F.role !== 'none' && !es) openEvents();
+    if (!F.role || F.role === 'none') return;
+    if (document.hidden) {
+      if (es || retry) { stopEvents(); wasDown = true; }
+    } else if (!es) openEvents();
   });
 
   // ---- router
@@ -260,7 +288,7 @@ var F = { views: {}, S: null, role: null, route: '' };
     var e = S.elapsed || 0, L = S.loop || P;
     wraps = 0;
     if (S.state === 'play') {
-      e += (now - t0) / 1000 * (S.tempo || 100) / 100;
+      e += (now - t0) / 1000 * (S.stream ? 100 : S.tempo || 100) / 100;
       if (L && L.end > L.start && S.elapsed <= L.end + 0.25 && e >= L.end) {
         var len = L.end - L.start, n = Math.floor((e - L.start) / len);
         if (L.passes != null) n = Math.min(n, Math.max(0, L.passes - (L.pass || 1)));
@@ -293,7 +321,7 @@ var F = { views: {}, S: null, role: null, route: '' };
       $('s-el').textContent = txt;
       var bar = $('bar');
       bar.setAttribute('aria-valuenow', Math.floor(e));
-      bar.setAttribute('aria-valuetext', txt + ' of ' + F.time(d));
+      bar.setAttribute('aria-valuetext', S.stream ? txt + ', live' : txt + ' of ' + F.time(d));
     }
   }
   function tick() {
@@ -307,12 +335,17 @@ var F = { views: {}, S: null, role: null, route: '' };
     var song = s.song;
     // a queued part of a track (a section in a set list): the bar is the part, the time counted from its start (the
     // box gives the track's position with the part's length); it goes round as many times as its passes say
-    var m = song && !s.loop && /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(song.range || '');
-    P = m && +m[2] > +m[1] ? { start: +m[1], end: +m[2], passes: null } : null;
-    var d = P ? P.end - P.start : s.duration || 0;
-    $('s-title').textContent = song ? F.songTitle(song) : 'Nothing playing';
-    $('s-artist').textContent = song ? [song.artist, song.album].filter(Boolean).join(' — ') : (F.role === 'owner' ? 'Choose music in the Library' : '');
-    document.title = song ? F.songTitle(song) + ' · Fermata' : 'Fermata';
+    // (a part open at its end, "12.000-", runs to the file's end)
+    var m = song && !s.loop && /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)?$/.exec(song.range || '');
+    var end = m ? (m[2] != null ? +m[2] : s.duration || 0) : 0;
+    P = m && end > +m[1] ? { start: +m[1], end: end, passes: null } : null;
+    // a network stream: its station as the artist line, the title it sends now as the title; no length, no seeking
+    var live = s.stream, d = live ? 0 : P ? P.end - P.start : s.duration || 0;
+    var title = !song ? 'Nothing playing' : live ? live.title || live.name || F.host(song.file) : F.songTitle(song);
+    $('s-title').textContent = title;
+    $('s-artist').textContent = !song ? (F.role === 'owner' ? 'Choose music in the Library' : '')
+      : live ? (live.title && live.name ? live.name : F.host(song.file)) : [song.artist, song.album].filter(Boolean).join(' — ');
+    document.title = song ? title + ' · Fermata' : 'Fermata';
     var play = $('b-play'), on = s.state === 'play';
     play.classList.toggle('on', on);
     play.setAttribute('aria-label', on ? 'Pause' : 'Play');
@@ -352,8 +385,11 @@ var F = { views: {}, S: null, role: null, route: '' };
     var a = $('b-a');
     a.hidden = !(s.loop_a != null && d && !L && !P);
     if (!a.hidden) a.style.left = (100 * s.loop_a / d) + '%';
-    $('s-dur').textContent = F.time(d);
-    $('bar').setAttribute('aria-valuemax', Math.floor(d));
+    $('s-dur').textContent = live ? 'live' : F.time(d);
+    var bar = $('bar');
+    bar.classList.toggle('live', !!live);
+    bar.setAttribute('aria-valuemax', Math.floor(d));
+    if (live) bar.setAttribute('aria-disabled', 'true'); else bar.removeAttribute('aria-disabled');
     // steppers and toggles
     $('s-tempo').firstChild.textContent = s.tempo + '%';
     $('s-key').firstChild.textContent = F.semis(s.transpose);
@@ -367,7 +403,9 @@ var F = { views: {}, S: null, role: null, route: '' };
     sleepAt = t0;
     sleepShow();
     var has = !!song;
-    $('b-lb').disabled = !has || (s.loop_a == null && !L);
+    // a stream has no loop (the box refuses one)
+    $('b-la').disabled = $('b-ag').disabled = !!live;
+    $('b-lb').disabled = !has || !!live || (s.loop_a == null && !L);
     $('b-lc').disabled = !L && s.loop_a == null;
     $('b-ss').disabled = !L;
     $('b-sp').disabled = $('b-sn').disabled = !s.sections;
@@ -399,7 +437,7 @@ var F = { views: {}, S: null, role: null, route: '' };
   }
   function seekTap(e) {
     var d = P ? P.end - P.start : S && S.duration;
-    if (F.role !== 'owner' || !S || !d) return;
+    if (F.role !== 'owner' || !S || !d || S.stream) return;
     var r = $('bar').getBoundingClientRect(), f = (e.clientX - r.left) / r.width;
     f = Math.max(0, Math.min(1, f));
     var to = Math.round(((P ? P.start : 0) + f * d) * 10) / 10;
@@ -407,7 +445,7 @@ var F = { views: {}, S: null, role: null, route: '' };
     F.act('seek', to);
   }
   function seekKey(e) {
-    if (F.role !== 'owner') return;
+    if (F.role !== 'owner' || (S && S.stream)) return;
     var k = { ArrowLeft: -5, ArrowRight: 5, PageDown: -30, PageUp: 30 }[e.key];
     if (k) { e.preventDefault(); F.act('seek_by', k); }
   }

@@ -89,6 +89,10 @@
       btn('Next', 'Play next: ' + name, function () { F.enqueue(what, 'next'); }));
   }
   var songLine = function (s) {
+    if (F.isURL(s.file)) {
+      var at = s.file.replace(/^https?:\/\//i, '');
+      return ['stream', s.title && s.name ? s.name : null, at.length > 80 ? at.slice(0, 79) + '…' : at].filter(Boolean).join(' · ');
+    }
     return [s.artist, s.album, s.duration ? F.time(s.duration) : null].filter(Boolean).join(' · ');
   };
 
@@ -262,7 +266,7 @@
         btn('Clear…', 'Clear the queue', function () {
           confirmIn(slot, 'Clear the whole queue?', 'Clear', function () { run(api('DELETE', '/api/queue')); });
         }, 'dan')),
-      slot);
+      slot, radio());
     var pager = Pager(function (o, n) {
       return api('GET', '/api/queue' + qs({ offset: o, limit: n })).then(function (r) {
         qCur = r.current != null ? r.current : qCur;
@@ -273,6 +277,23 @@
     var pl = h('ul', { class: 'list' }), plSlot = h('div');
     v.append(pager.el, h('h2', null, 'Playlists'), plSlot, pl);
     qUI = { pager: pager, pl: pl, plSlot: plSlot, count: count };
+  }
+  // a radio station or any http(s) stream, by its address: played now or added (the box checks it again)
+  function radio() {
+    var url = h('input', { type: 'url', class: 'grow', id: 'radio-url', maxlength: 2048, placeholder: 'https://radio.example/live', inputmode: 'url',
+      autocomplete: 'off', 'aria-label': 'Radio or stream URL' });
+    var go = function (how) {
+      var u = url.value.trim();
+      if (!/^https?:\/\/[^\s/?#]+[^\s]*$/i.test(u)) { toast('A stream URL starts with http:// or https:// and has no spaces'); return url.focus(); }
+      if (new TextEncoder().encode(u).length > 2048) return toast('A stream URL is at most 2048 bytes');
+      F.enqueue({ uris: [u] }, how).then(function (r) { if (r) url.value = ''; });
+    };
+    var f = h('form', { class: 'bar-row', 'aria-label': 'Radio or stream URL' },
+      h('label', { for: 'radio-url', class: 'mut', style: 'flex-basis:100%' }, 'Radio / stream URL'), url,
+      h('button', { type: 'submit', class: 'btn sm pri', 'aria-label': 'Play the stream now' }, 'Play now'),
+      btn('Add', 'Add the stream to the queue', function () { go('add'); }));
+    f.addEventListener('submit', function (e) { e.preventDefault(); go('replace'); });
+    return f;
   }
   function qSave(slot) {
     var name = h('input', { type: 'text', class: 'grow', maxlength: 255, placeholder: 'Playlist name', 'aria-label': 'Playlist name', enterkeyhint: 'done' });
@@ -604,6 +625,7 @@
       }));
   }
   function pretty(t) {
+    if (F.isURL(t)) return 'the stream “' + F.host(t) + '”';
     var i = String(t).indexOf(':');
     if (i < 0) return t;
     var k = t.slice(0, i), v = t.slice(i + 1);

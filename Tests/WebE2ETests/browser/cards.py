@@ -2,7 +2,7 @@
 """Scenario e: the cards page. Learning: an album chosen on the page (typed, picked from the suggestions), "Learn a
 card", then `cardread 0001234567` over MPD as the reader would; the page says it learned it, MPD's `cards` lists it.
 Then a learn stopped from the page (POST /api/cards/learn/cancel), a card read meanwhile listed as unknown, and that
-unknown card assigned from the page.
+unknown card assigned from the page, which is then no longer listed as unknown (by the API, MPD or the page).
 
 Settings: base, mpd_port, stall.
 """
@@ -83,8 +83,15 @@ def run(s, report):
     eventually(report, "assign: MPD cards lists it", lambda: cards().get("00ABCDEF") == "album:Études for Strings",
                stall, lambda: mpd.pairs("cards"))
 
-    # (the daemon keeps listing the last unknown card read after it has been bound: noted, not asserted)
-    report.info["unknown after assigning it"] = api_json(s.base, "/api/cards")[1].get("unknown")
+    # bound now, it is no longer unknown: not in GET /api/cards, not in MPD's cards, not on the page
+    eventually(report, "assign: GET /api/cards no longer lists it as unknown",
+               lambda: "00ABCDEF" not in api_json(s.base, "/api/cards")[1].get("unknown", ["?"]), stall,
+               lambda: api_json(s.base, "/api/cards"))
+    report.check("assign: MPD's cards no longer has it as the unknown card",
+                 mpd.ok("cards").get("unknown_card") != "00ABCDEF", mpd.pairs("cards"))
+    eventually(report, "assign: the page's unknown cards no longer show it",
+               lambda: "00ABCDEF" not in (text(d, "#v-cards") or "").split("Unknown cards read lately")[-1], stall,
+               lambda: text(d, "#v-cards"))
     errors = console_errors(d)
     report.check("no console errors", not errors, errors)
     mpd.close()

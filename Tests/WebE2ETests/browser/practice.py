@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """Scenario d: the practice page. A few seconds played with a loop set seed the statistics; the page's chart (an SVG
 it draws) then has a bar for today, and the track and its loop are listed. The loop is saved as a named section from
-the page, then edited there (name, start, end, passes, tempo); MPD's `sections` shows each change.
+the page, then edited there (name, start, end, passes, tempo); MPD's `sections` shows each change. Queued and played,
+the section's status gives the file's length and position (the part in song.range). A pause writes the practice time:
+the page gets a `practice` event and asks for its chart again.
 
 Settings: base, mpd_port, stall, album.
 """
 import time
 
-from common import MPD, browser, by_label, click, console_errors, eventually, js, main, page_ready, quote, text, \
-    wait_for
+from common import MPD, api_json, browser, by_label, click, console_errors, eventually, js, main, page_ready, quote, \
+    text, wait_for
 
 
 def run(s, report):
@@ -130,6 +132,24 @@ def run(s, report):
                    and text(d, "#s-el") in ("0:00", "0:01", "0:02", "0:03"), stall,
                    lambda: (text(d, "#s-el"), text(d, "#s-dur"), text(d, "#s-loop")))
         report.info["queued section chip"] = text(d, "#s-sec")
+        # the status of a ranged entry: the file's length and the file's position, the part in song.range
+        length = float(dict(mpd.pairs("lsinfo " + quote(entry["file"]))).get("duration", "0"))
+        status = api_json(s.base, "/api/status")[1]
+        song = status.get("song") or {}
+        report.check("queue section: GET /api/status gives the file's length beside the file's position",
+                     abs((status.get("duration") or 0) - length) < 0.01 and 1.4 <= status.get("elapsed", -1) <= 5.1
+                     and song.get("range") == "1.500-5.000" and abs((song.get("duration") or 0) - 3.5) < 0.01,
+                     (length, status.get("duration"), status.get("elapsed"), song))
+
+    # practice time written (playing paused) is a `practice` event, and the practice page reloads its chart
+    d.execute_script("location.hash = '#practice'; window.__api.length = 0;")
+    mpd.ok("pause")
+    eventually(report, "a pause writes practice time: the page gets a practice event",
+               lambda: js(d, "return window.__fermataEvents.some(function (e) { return e.name === 'practice'; })"), stall,
+               lambda: js(d, "return window.__fermataEvents.map(function (e) { return e.name; })"))
+    eventually(report, "the practice page asks for the statistics again",
+               lambda: any(x["url"].startswith("/api/practice?") for x in js(d, "return window.__api")), stall,
+               lambda: js(d, "return window.__api"))
 
     errors = console_errors(d)
     report.check("no console errors", not errors, errors)

@@ -1,0 +1,82 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import WebRemote
+
+/// The event hub (`WebEvents`) with a status that records when it was read: a burst of player changes gets its
+/// `status` at once and one more once the burst has been quiet for the settle time (what a splice sounds like by
+/// then); practice statistics written become a `practice` event. The settle time here is a second, not the daemon's
+/// 300 ms, so that "at once" and "after it" stay apart on a loaded machine.
+@Suite struct WebEventsTests {
+    static let settle: Duration = .seconds(1)
+
+    /// When each status was read.
+    final class Readings: Sendable {
+        let times = Mutex<[ContinuousClock.Instant]>([])
+
+        func read() -> Data {
+            let count = times.withLock { times in
+                times.append(.now)
+                return times.count
+            }
+            return Data("{\"reading\":\(count)}".utf8)
+        }
+
+        func after(_ instant: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
+            times.withLock { $0.filter { $0 >= instant } }
+        }
+    }
+
+    /// A hub running for `body`, with one stream subscribed; returns the stream's frames once `body` is done.
+    static func withHub(_ readings: Readings, _ body: (WebEvents) async throws -> Void) async throws -> [String] {
+        let hub = WebEvents(status: { readings.read() }, scan: { nil }, settle: Self.settle)
+        let running = Task { await hub.run() }
+        defer { running.cancel() }
+        let (id, frames) = try #require(await hub.subscribe())
+        try await body(hub)
+        hub.unsubscribe(id)
+        var all: [String] = []
+        for await frame in frames { all.append(frame) }
+        return all
+    }
+
+    @Test func aBurstOfPlayerChangesGetsItsStatusAtOnceAndOneMoreWhenItSettles() async throws {
+        let readings = Readings()
+        var burst = (first: ContinuousClock.now, last: ContinuousClock.now)
+        let frames = try await Self.withHub(readings) { hub in
+            burst.first = .now
+            for _ in 0..<5 {
+                burst.last = .now  // before the change: its follow-up is due no sooner than settle after this
+                hub.changed(.player)
+                try await Task.sleep(for: .milliseconds(40))
+            }
+            // Quiet for well past the settle time: the follow-up has come by then.
+            try await Task.sleep(for: Self.settle * 3)
+        }
+        let during = readings.after(burst.first)
+        let late = readings.after(burst.last + Self.settle)
+        #expect(!during.isEmpty && during[0] - burst.first < Self.settle,
+                "the first status is not held back: \(during.map { $0 - burst.first })")
+        #expect(late.count == 1, "one follow-up, \(Self.settle) after the last change: \(during.map { $0 - burst.last })")
+        #expect(during.count <= 10, "at most one reading per change and one follow-up per pause: \(during.count)")
+        #expect(frames.filter { $0.hasPrefix("event: status") }.count == readings.times.withLock { $0.count })
+    }
+
+    @Test func aQueueChangeGetsNoStatusAndNoFollowUp() async throws {
+        let readings = Readings()
+        let frames = try await Self.withHub(readings) { hub in
+            hub.changed(.playlist)
+            try await Task.sleep(for: Self.settle * 2)
+        }
+        #expect(readings.times.withLock { $0.count } == 1, "only the stream's first status")
+        #expect(frames.contains("event: queue\ndata: {}\n\n"), "\(frames)")
+    }
+
+    @Test func practiceWrittenIsAPracticeEvent() async throws {
+        let frames = try await Self.withHub(Readings()) { hub in
+            hub.publish(.practice)
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(frames.contains("event: practice\ndata: {}\n\n"), "\(frames)")
+    }
+}
