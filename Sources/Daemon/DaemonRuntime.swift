@@ -60,11 +60,14 @@ public struct DaemonRuntime: Sendable {
         // A music drive mounted late at boot: serve the saved queue stopped and start it when the directory appears.
         let musicPath = config.musicDirectory
         let music = await BlockingWork.run { MusicDirectoryState.check(musicPath) }
+        // A network stream needs no music directory: a radio left playing comes back playing however the drive is.
+        let current = head.snapshot?.currentEntry.flatMap { id in head.entries.first { $0.id == id } }
+        let streamResumes = current.map { PlayableItem.isLive($0.uri) } ?? false
         if music != .present {
             logger.warning("music directory \(musicPath) \(music.words) (not mounted yet?): the queue is kept, and playback starts when it appears")
         }
         await player.restore(snapshot: head.snapshot ?? firstStartSnapshot(), entries: head.entries,
-                             policy: music == .present ? policy : .off)
+                             policy: music == .present || streamResumes ? policy : .off)
         // Watched only when the restore plays: the watch polls every 2 ms, for up to 5 s when no frame comes.
         let resumed = await player.status().state == .playing ? Task { await reportFirstFrame(engine) } : nil
         defer { resumed?.cancel() }

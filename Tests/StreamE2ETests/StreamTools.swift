@@ -83,7 +83,17 @@ final class StreamDaemon: Sendable {
         root = try TemporaryDirectory(prefix: "fermata-streams")
         try FileManager.default.createDirectory(atPath: root.file("music"), withIntermediateDirectories: true)
         try Data(("# stream tests\n" + config).utf8).write(to: root.url("fermata.toml"))
-        process = try FermatadProcess(
+        process = try Self.launch(root: root, output: output, launcher: launcher)
+    }
+
+    /// A daemon on the state (and configuration) another one left in `root`.
+    init(reusing root: TemporaryDirectory, output: String = "null") throws {
+        self.root = root
+        process = try Self.launch(root: root, output: output, launcher: [])
+    }
+
+    private static func launch(root: TemporaryDirectory, output: String, launcher: [String]) throws -> FermatadProcess {
+        let process = try FermatadProcess(
             arguments: ["--config", root.file("fermata.toml"), "--music", root.file("music"), "--state", root.file("state"),
                         "--output", output.replacingOccurrences(of: "$ROOT", with: root.path), "--socket", "",
                         "--board", "off"],
@@ -91,6 +101,7 @@ final class StreamDaemon: Sendable {
         guard process.waitUntilAnswering(within: Patience.stallSeconds) == .answering else {
             throw FermatadProcess.Failure(description: "fermatad did not answer:\n\(process.log)")
         }
+        return process
     }
 
     var log: String { process.log }

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// A stream as a queue entry like any other: kept in a stored playlist and loaded from it, and played again after a restart (from the live edge: a saved position means nothing to a stream), even with
+/// the music folder empty (a drive not mounted: the radio needs none; it used to wait for the drive).
+@Suite(.serialized) struct StreamQueueTests {
+    @Test func aStoredPlaylistTheCLIAndARestartKeepTheStream() async throws {
+        let scratch = try TemporaryDirectory(prefix: "fermata-streamq")
+        let server = try await onThread { try BackgroundTool("hostile_server.py", ["--port", "0"], scratch: scratch) }
+        let url = "http://127.0.0.1:\(server.port)/ok.mp3?metaint=16000&title=Radio%20One"
+        let first = try await onThread { try StreamDaemon() }
+        try await onThread {
+            try first.ok("playlistadd radio " + url.quoted)
+            #expect(try first.ok("listplaylist radio").all("file") == [url])
+            try first.ok("load radio")
+            try first.ok("play")
+        }
+        let playing = try await Patience.wait { Double((try? first.status()["elapsed"]) ?? nil ?? "0") ?? 0 > 2 }
+        #expect(playing, "\(first.log)")
+        // Stopped with SIGTERM while playing, started again on the same state: it plays the stream again.
+        let state = first.root
+        #expect(try await onThread { first.stop() } == 0)
+        let daemon = try await onThread { try StreamDaemon(reusing: state) }
+        let again = try await Patience.wait {
+            let status = try? daemon.status()
+            return status?["state"] == "play" && Double(status?["elapsed"] ?? "0") ?? 0 > 1
+        }
+        #expect(again, "resumed:\n\(daemon.log)")
+        // Its title comes with the stream's first metadata block, again.
+        let titled = try await Patience.wait { (try? daemon.ok("currentsong").all("Title")) == ["Radio One"] }
+        let song = try await onThread { try daemon.ok("currentsong") }
+        #expect(titled && song.all("file") == [url], "\(song)")
+        // Seeking in a stream is refused as MPD refuses it.
+        let seek = try await onThread { try daemon.client().command("seekcur 10") }
+        #expect(seek.ack == "ACK [5@0] {seekcur} Not seekable", "\(seek)")
+        #expect(try await onThread { daemon.stop() } == 0)
+    }
+}
