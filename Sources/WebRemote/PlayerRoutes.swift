@@ -77,7 +77,9 @@ struct PlayerRoutes: Sendable {
             case let .action(action): try await api.mpd.perform(action)
             case let .option(option): try await api.mpd.setOption(option)
             case .saveSection: _ = try await api.mpd.editSections(.saveLoop(name: nil))
-            case let .sleep(seconds): _ = try await api.mpd.sleepTimer(seconds.map { .set(seconds: $0) } ?? .cancel)
+            case let .sleep(seconds):
+                let request: SleepTimerRequest = seconds.map { .set(seconds: $0) } ?? .cancel
+                _ = try await api.mpd.sleepTimer(request)
             }
         }
         return WebAPI.noContent

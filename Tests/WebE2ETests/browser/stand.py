@@ -172,6 +172,16 @@ def run(s, report):
     report.info["pass chip"] = text(d, "#s-sec")
     mpd.ok("loop_clear")
 
+    # the sleep timer: 30 minutes from the pad (MPD's sleep_timer says so, the page shows the chip), then off
+    def sleep_left():
+        return int(mpd.ok("sleep_timer").get("sleep", "0"))
+    press("#b-sleep", "sleep: MPD sleep_timer about 30 min", lambda: 1700 <= sleep_left() <= 1800, sleep_left)
+    eventually(report, "sleep: the page shows the ☾ chip and the button pressed",
+               lambda: (text(d, "#s-sleep") or "").startswith("☾") and js(
+                   d, "return document.getElementById('b-sleep').getAttribute('aria-pressed') === 'true'"), stall,
+               lambda: text(d, "#s-sleep"))
+    press("#b-sleep", "sleep again: off", lambda: sleep_left() == 0, sleep_left)
+
     errors = [e for e in console_errors(d) if "favicon" not in e]
     report.check("no console errors", not errors, errors)
     failed = [x for x in js(d, "return window.__api || []") if x["status"] >= 400]
