@@ -76,10 +76,14 @@ def wait_answering(port, proc, seconds=60):
     raise SystemExit("the daemon did not answer")
 
 
-def start_fermatad(binary, work):
+def start_fermatad(binary, work, period_ms=None):
     port = free_port()
     os.makedirs(f"{work}/music", exist_ok=True)
-    proc = subprocess.Popen([binary, "--music", f"{work}/music", "--state", f"{work}/state", "--output", "null",
+    # An explicit configuration (a host's /etc/fermata/fermata.toml cannot change the figure); --period-ms sets
+    # audio.period_ms (the default 5 ms is for practice: a tap heard within a period or two).
+    with open(f"{work}/fermata.toml", "w") as f:
+        f.write("# stream-bench\n" + (f"[audio]\nperiod_ms = {period_ms}\n" if period_ms else ""))
+    proc = subprocess.Popen([binary, "--config", f"{work}/fermata.toml", "--music", f"{work}/music", "--state", f"{work}/state", "--output", "null",
                              "--listen", f"127.0.0.1:{port}", "--socket", "", "--web", "", "--board", "off",
                              "--resume", "off"], stdout=open(f"{work}/log", "w"), stderr=subprocess.STDOUT)
     return proc, port
@@ -111,9 +115,9 @@ audio_output {{
     return proc, port
 
 
-def measure(kind, binary, url, seconds, scratch):
+def measure(kind, binary, url, seconds, scratch, period_ms=None):
     work = tempfile.mkdtemp(prefix=f"stream-bench-{kind}-", dir=scratch)
-    proc, port = start_fermatad(binary, work) if kind == "fermata" else start_mpd(work)
+    proc, port = start_fermatad(binary, work, period_ms) if kind == "fermata" else start_mpd(work)
     try:
         wait_answering(port, proc)
         mpd_command(port, f'add "{url}"')
@@ -146,6 +150,7 @@ def main():
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--json")
+    ap.add_argument("--period-ms", type=int, help="fermatad's audio.period_ms (default: its own default, 5)")
     a = ap.parse_args()
     for tool in ("icecast2", "ffmpeg", "mpd"):
         if not shutil.which(tool):
@@ -166,7 +171,7 @@ def main():
         for fmt, url in urls.items():
             for round_ in range(a.rounds):
                 for kind in ("fermata", "mpd") if round_ % 2 == 0 else ("mpd", "fermata"):
-                    r = measure(kind, a.fermatad, url, a.seconds, scratch)
+                    r = measure(kind, a.fermatad, url, a.seconds, scratch, a.period_ms)
                     r.update(format=fmt, daemon=kind, round=round_)
                     results.append(r)
                     print(f"{fmt:4} {kind:8} round {round_}: CPU {r['cpu_per_second'] * 100:6.3f} % "
