@@ -58,6 +58,22 @@ import TestSupport
         #expect([.pending, .rising, .done].contains(rig.engine.fadeState(of: fade)), "\(rig.engine.fadeState(of: fade))")
     }
 
+    /// A radio station wakes the household: the alarm queues the stream's URL (not fetched before it plays, as MPD's
+    /// `add` does) and plays it.
+    @Test func anAlarmCanPlayAStream() async throws {
+        let rig = try await TimersRig()
+        defer { rig.stop() }
+        let alarms = rig.alarmService(sleep: rig.sleepService(), zone: FixedZone())
+        await alarms.start()
+        let url = "http://127.0.0.1:9/radio.mp3"
+        _ = try #require(try await alarms.edit(.add(Self.wake(source: url))))
+        rig.clock.setWall(Self.seven - 1)
+        await alarms.tick(monotonic: rig.clock.monotonic)
+        await Self.tick(alarms, rig, seconds: 1)
+        #expect(try await rig.queue() == [url])
+        #expect(await rig.player.status().volume == 35)
+    }
+
     /// After the firing: a restart (a new service over the same database) and a clock set back through 07:00 again
     /// play nothing.
     @Test func neverTwiceAcrossARestartOrAClockSetBack() async throws {
