@@ -36,4 +36,36 @@ import TestSupport
         #expect(seek.ack == "ACK [5@0] {seekcur} Not seekable", "\(seek)")
         #expect(try await onThread { daemon.stop() } == 0)
     }
+    /// A child's card names a radio station: the swipe plays it, under the card's volume cap; the same card again pauses
+    /// it (the cards' `again` rule), as with any other target.
+    @Test func aCardPlaysARadioStation() async throws {
+        let scratch = try TemporaryDirectory(prefix: "fermata-streamcard")
+        let server = try await onThread { try BackgroundTool("hostile_server.py", ["--port", "0"], scratch: scratch) }
+        let url = "http://127.0.0.1:\(server.port)/ok.mp3?metaint=16000&title=Kids%20Radio"
+        let daemon = try await onThread {
+            try StreamDaemon(config: """
+                [cards]
+                again = "pause"
+
+                [card-77]
+                play = "\(url)"
+                volume_max = 40
+                """)
+        }
+        _ = try await onThread { try daemon.ok("setvol 90") }
+        _ = try await onThread { try daemon.ok("cardread 77") }
+        let playing = try await Patience.wait {
+            let status = try? daemon.status()
+            return status?["state"] == "play" && Double(status?["elapsed"] ?? "0") ?? 0 > 1
+        }
+        #expect(playing, "\(daemon.log)")
+        let titled = try await Patience.wait { (try? daemon.ok("currentsong").all("Title")) == ["Kids Radio"] }
+        let queued = try await onThread { try daemon.ok("playlistinfo").all("file") }
+        #expect(titled && queued == [url], "\(queued)")
+        let volume = try await onThread { try daemon.status()["volume"] }
+        #expect(volume == "40", "the card's cap")
+        _ = try await onThread { try daemon.ok("cardread 77") }
+        #expect(try await Patience.wait { (try? daemon.status()["state"]) == "pause" }, "the same card again pauses")
+        #expect(try await onThread { daemon.stop() } == 0)
+    }
 }
