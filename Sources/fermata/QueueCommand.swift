@@ -39,11 +39,12 @@ struct QueueCommand: ParsableCommand {
         }
     }
 
-    /// `fermata queue add URI...`: paths relative to the music directory (folders add everything inside).
+    /// `fermata queue add URI...`: paths relative to the music directory (folders add everything inside), or network
+    /// streams' http(s) URLs (queued without being fetched, as MPD's `add` does).
     struct Add: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add files or folders.")
+        static let configuration = CommandConfiguration(commandName: "add", abstract: "Add files, folders or radio streams.")
         @OptionGroup var connection: ConnectionOptions
-        @Argument(help: "Paths relative to the music directory.") var uris: [String]
+        @Argument(help: "Paths relative to the music directory, or a stream's http:// or https:// URL.") var uris: [String]
         func run() throws {
             try withConnection(connection) { client in
                 for uri in uris { _ = try client.command("add " + ControlConnection.quote(uri)) }

@@ -28,8 +28,14 @@ struct StatusCommand: ParsableCommand {
             let title = [song["Artist"], song["Title"]].compactMap { $0 }.joined(separator: " - ")
             out += "\(word)  \(position + 1)/\(length)  \(title.isEmpty ? song["file"] ?? "" : title)\n"
             let elapsed = status["elapsed"].flatMap(Double.init) ?? 0
-            let duration = status["duration"].flatMap(Double.init).map { " / " + clock($0) } ?? ""
-            out += "time     \(clock(elapsed))\(duration)\n"
+            if let file = song["file"], isStream(file) {
+                // A network stream: its station (icy-name) and address; no length, the time since it started.
+                out += "stream   \(song["Name"].map { "\($0)  " } ?? "")\(file)\n"
+                out += "time     \(clock(elapsed)) (live)\n"
+            } else {
+                let duration = status["duration"].flatMap(Double.init).map { " / " + clock($0) } ?? ""
+                out += "time     \(clock(elapsed))\(duration)\n"
+            }
         } else {
             out += "\(word)  queue: \(status["playlistlength"] ?? "0") songs\n"
         }
@@ -46,6 +52,12 @@ struct StatusCommand: ParsableCommand {
 
     static func onOff(_ value: String?) -> String { value == "1" ? "on" : "off" }
 
+    /// An http(s) URL in the queue: a network stream.
+    static func isStream(_ file: String) -> Bool {
+        let lower = file.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+    }
+
     static func json(_ status: [String: String], _ song: [String: String], _ loop: [String: String]) -> String {
         var object: [String: Any] = [
             "state": status["state"] ?? "stop",
@@ -59,9 +71,11 @@ struct StatusCommand: ParsableCommand {
         if let id = status["songid"].flatMap(Int.init) { object["id"] = id }
         if let elapsed = status["elapsed"].flatMap(Double.init) { object["elapsed"] = elapsed }
         if let duration = status["duration"].flatMap(Double.init) { object["duration"] = duration }
-        for (key, name) in [("file", "file"), ("Artist", "artist"), ("Title", "title"), ("Album", "album")] {
+        for (key, name) in [("file", "file"), ("Artist", "artist"), ("Title", "title"), ("Album", "album"),
+                            ("Name", "name")] {
             if let value = song[key] { object[name] = value }
         }
+        if let file = song["file"], isStream(file) { object["stream"] = true }
         if let start = loop["loop_start"].flatMap(Double.init), let end = loop["loop_end"].flatMap(Double.init) {
             object["loop"] = ["start": start, "end": end]
         }

@@ -31,6 +31,13 @@ import TestSupport
         let titled = try await Patience.wait { (try? daemon.ok("currentsong").all("Title")) == ["Radio One"] }
         let song = try await onThread { try daemon.ok("currentsong") }
         #expect(titled && song.all("file") == [url], "\(song)")
+        // The CLI says it is a stream, with its station and address, and no length.
+        let cli = try await onThread {
+            try ProgramResult.run(FermatadProcess.built("fermata"), ["status", "--host", "127.0.0.1",
+                                                                     "--port", String(daemon.process.port)])
+        }
+        #expect(cli.status == 0 && cli.output.contains("stream   fermata hostile server  \(url)\n")
+                && cli.output.contains("(live)"), "\(cli)")
         // Seeking in a stream is refused as MPD refuses it.
         let seek = try await onThread { try daemon.client().command("seekcur 10") }
         #expect(seek.ack == "ACK [5@0] {seekcur} Not seekable", "\(seek)")
