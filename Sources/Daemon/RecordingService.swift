@@ -25,14 +25,19 @@ public final class RecordingService: Service, Sendable {
         case capturing(rate: Int)
     }
 
+    /// What `record` shows.
     public struct Status: Sendable, Equatable {
         public var device: String
+        public var on: Bool
+        /// A latency measurement runs (`fermata audio latency`).
+        public var measuring: Bool
         public var phase: Phase
         public var latencyMilliseconds: Double?
         public var lastError: String?
         public var takes: Int
     }
 
+    /// Why a request was refused, in words for the client.
     public struct Refusal: Error, CustomStringConvertible {
         public let description: String
     }
@@ -96,7 +101,7 @@ public final class RecordingService: Service, Sendable {
 
     public func status() -> Status {
         state.withLock { s in
-            Status(device: device, phase: s.phase, latencyMilliseconds: s.latency?.milliseconds, lastError: s.lastError,
+            Status(device: device, on: s.on, measuring: s.measuring, phase: s.phase, latencyMilliseconds: s.latency?.milliseconds, lastError: s.lastError,
                    takes: s.takes)
         }
     }
@@ -265,6 +270,20 @@ public final class RecordingService: Service, Sendable {
                 report("take \(id) not kept: \(reason)")
             }
         }
+    }
+
+    /// The takes kept (of one track with `path`), newest first.
+    public func list(path: String? = nil) async throws -> [TakeRecord] { try await takes.takes(path: path) }
+
+    /// Deletes take `id`, its file and its row; false when there is no such take.
+    public func delete(id: Int64) async throws -> Bool {
+        let deleted = try await takes.delete(id)
+        if deleted {
+            let count = try await takes.takes().count
+            state.withLock { $0.takes = count }
+            announce()
+        }
+        return deleted
     }
 
     /// `fermata audio latency`: plays clicks and hears them (`LatencyProbe`), with playback stopped; stores the round
