@@ -299,7 +299,7 @@ let testTargets: [Target] = [
         name: "DaemonTests",
         dependencies: [
             "AudioCore", "AudioOutput", "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport",
-            "Engine", "Player", "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            "Engine", "Player", "FermataCore", "Controls", "Recording", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Fixtures"]
     ),
@@ -324,7 +324,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "RecordingTests",
         dependencies: ["AudioCore", "Recording", "Decoders", "DatabaseFile", "Library", "StateDatabase", "Practice",
-                       "TestSupport"]
+                       "FermataCore", "TestSupport"]
     ),
     // The reducer, and the engine heard through the player (captured PCM).
     .testTarget(

@@ -242,17 +242,24 @@ public final class RecordingService: Service, Sendable {
                                   tempoPercent: status.tempoPercent)
     }
 
+    /// The index row of a take the writer committed: the track, the loop's ends, the pass and the tempo it was
+    /// recorded at, and what the writer wrote.
+    static func record(of take: RecordingPlan.Take, frames: Int64, format: AudioFormat, bytes: Int64, latencyFrames: Int,
+                       at date: Date) -> TakeRecord {
+        TakeRecord(id: take.id, path: take.loop.path, loopStartMilliseconds: take.loop.startMilliseconds,
+                   loopEndMilliseconds: take.loop.endMilliseconds, pass: take.pass, tempoPercent: take.loop.tempoPercent,
+                   sampleRate: format.sampleRate, channels: format.channels, frames: frames, bytes: bytes,
+                   latencyFrames: latencyFrames, recordedAt: date)
+    }
+
     /// Indexes each take the writer commits (then keeps the budget), and reports the ones it could not.
     private func consume(_ finished: AsyncStream<TakeWriter.Outcome>) async {
         for await outcome in finished {
             switch outcome {
             case let .committed(id, frames, format):
                 guard let (take, latency) = state.withLock({ $0.pending.removeValue(forKey: id) }) else { continue }
-                let record = TakeRecord(id: id, path: take.loop.path, loopStartMilliseconds: take.loop.startMilliseconds,
-                                        loopEndMilliseconds: take.loop.endMilliseconds, pass: take.pass,
-                                        tempoPercent: take.loop.tempoPercent, sampleRate: format.sampleRate,
-                                        channels: format.channels, frames: frames, bytes: takes.folder.size(of: id),
-                                        latencyFrames: latency, recordedAt: Date())
+                let record = Self.record(of: take, frames: frames, format: format, bytes: takes.folder.size(of: id),
+                                         latencyFrames: latency, at: Date())
                 do {
                     try await takes.add(record)
                     let deleted = try await takes.keepWithin(budgetBytes: budgetBytes)

@@ -73,8 +73,10 @@ import Testing
     }
 
     /// Runs the capture and the writer with `takes` asked for up front, until the writer reports `count` outcomes.
-    static func record(_ rig: Rig, takes: [(id: Int64, start: Int, end: Int)]) async -> [TakeWriter.Outcome] {
-        let loop = CaptureLoop(device: rig.device, seconds: 1)
+    /// The ring holds `ringSeconds` (the capture from the file is not paced: it fills a small ring at once).
+    static func record(_ rig: Rig, takes: [(id: Int64, start: Int, end: Int)], ringSeconds: Int = 1) async
+        -> [TakeWriter.Outcome] {
+        let loop = CaptureLoop(device: rig.device, seconds: ringSeconds)
         let writer = TakeWriter(loop: loop, folder: rig.folder, format: format)
         for take in takes {
             writer.begin(id: take.id, atFrame: take.start)
