@@ -124,7 +124,7 @@ public final class RecordingService: Service, Sendable {
     }
 
     /// The service's loop: idle while off; a tick every `tick` while on.
-    private func drive() async {
+    func drive() async {
         var session: RecordingSession?
         var retryAt = ContinuousClock.now
         var outcomes: Task<Void, Never>?
