@@ -200,7 +200,8 @@ public final class RecordingService: Service, Sendable {
         let status = await player.status()
         let now = session.captureFrameNow
         var actions: [RecordingPlan.Action] = []
-        actions += session.plan.loopChanged(Self.loop(of: status), captureFrameNow: now)
+        actions += session.plan.loopChanged(Self.loop(of: status, deviceRate: session.format.sampleRate),
+                                            captureFrameNow: now)
         if position.state != .playing {
             actions += session.plan.interrupted(captureFrameNow: now, reason: "playback paused or stopped")
         }
@@ -230,7 +231,7 @@ public final class RecordingService: Service, Sendable {
     }
 
     /// The loop the player plays now: the A–B loop (a section's region), or a queued section's span with passes.
-    static func loop(of status: PlayerStatus) -> RecordingPlan.Loop? {
+    static func loop(of status: PlayerStatus, deviceRate: Int) -> RecordingPlan.Loop? {
         guard let entry = status.entryID, let path = status.path, status.sourceSampleRate > 0 else { return nil }
         let rate = Int64(status.sourceSampleRate)
         var region = status.loop
@@ -239,7 +240,7 @@ public final class RecordingService: Service, Sendable {
         }
         guard let region, region.length > 0 else { return nil }
         return RecordingPlan.Loop(entry: entry, path: path, region: region, sourceRate: status.sourceSampleRate,
-                                  tempoPercent: status.tempoPercent)
+                                  tempoPercent: status.tempoPercent, deviceRate: deviceRate)
     }
 
     /// The index row of a take the writer committed: the track, the loop's ends, the pass and the tempo it was
@@ -247,7 +248,7 @@ public final class RecordingService: Service, Sendable {
     static func record(of take: RecordingPlan.Take, frames: Int64, format: AudioFormat, bytes: Int64, latencyFrames: Int,
                        at date: Date) -> TakeRecord {
         TakeRecord(id: take.id, path: take.loop.path, loopStartMilliseconds: take.loop.startMilliseconds,
-                   loopEndMilliseconds: take.loop.endMilliseconds, pass: take.pass, tempoPercent: take.loop.tempoPercent,
+                   loopEndMilliseconds: take.loop.endMilliseconds, pass: take.pass, tempoPercent: take.tempoPercent,
                    sampleRate: format.sampleRate, channels: format.channels, frames: frames, bytes: bytes,
                    latencyFrames: latencyFrames, recordedAt: date)
     }

@@ -16,14 +16,19 @@ public struct RecordingPlan: Sendable, Equatable {
         /// The region in source frames at `sourceRate`.
         public var region: LoopRegion
         public var sourceRate: Int
+        /// The player's tempo when the driver read it (a step trainer's may be a pass behind the marks).
         public var tempoPercent: Int
+        /// The output's rate (0: unknown): with it, a take's tempo is read from its pass's own rate ratio.
+        public var deviceRate: Int
 
-        public init(entry: EntryID, path: String, region: LoopRegion, sourceRate: Int, tempoPercent: Int) {
+        public init(entry: EntryID, path: String, region: LoopRegion, sourceRate: Int, tempoPercent: Int,
+                    deviceRate: Int = 0) {
             self.entry = entry
             self.path = path
             self.region = region
             self.sourceRate = sourceRate
             self.tempoPercent = tempoPercent
+            self.deviceRate = deviceRate
         }
 
         /// Milliseconds of the region's ends (the takes' index keys).
@@ -53,11 +58,12 @@ public struct RecordingPlan: Sendable, Equatable {
         }
     }
 
-    /// A take being recorded: capture frames `start..<end`.
+    /// A take being recorded: capture frames `start..<end`, of pass `pass` at `tempoPercent`.
     public struct Take: Sendable, Equatable {
         public var id: Int64
         public var loop: Loop
         public var pass: Int
+        public var tempoPercent: Int
         public var start: Int64
         public var end: Int64
     }
@@ -122,7 +128,14 @@ public struct RecordingPlan: Sendable, Equatable {
         let passBegins = boundary.kind == .seam || abs(boundary.sourceFrame - loop.region.start) <= tolerance
         guard passBegins else { return actions }
         let length = Int64((Double(loop.region.length) / boundary.rateRatio).rounded())
-        let take = Take(id: nextID, loop: loop, pass: max(1, boundary.pass), start: at, end: at + length)
+        // The pass's tempo from its own rate ratio (source frames per output frame): the step trainer's tempo changes
+        // at the very seam, before the player's status says so.
+        var tempo = loop.tempoPercent
+        if loop.deviceRate > 0, loop.sourceRate > 0 {
+            tempo = Int((boundary.rateRatio * Double(loop.deviceRate) / Double(loop.sourceRate) * 100).rounded())
+        }
+        let take = Take(id: nextID, loop: loop, pass: max(1, boundary.pass), tempoPercent: tempo, start: at,
+                        end: at + length)
         nextID += 1
         open = take
         actions.append(.record(take))

@@ -30,12 +30,28 @@ import Testing
         // Pass 2 heard one frame after pass 1's computed end: pass 1 is whole, pass 2 begins where it is heard.
         plan.captureReached(56_125)
         let second = plan.heard(Self.seam(pass: 2, at: 56_126))
-        #expect(second == [.record(.init(id: 11, loop: Self.loop, pass: 2, start: 56_126, end: 111_251))])
+        #expect(second == [.record(.init(id: 11, loop: Self.loop, pass: 2, tempoPercent: 80, start: 56_126, end: 111_251))])
         // Pass 3 heard one frame early: pass 2 is shortened to it, not lost.
         let third = plan.heard(Self.seam(pass: 3, at: 111_250))
         #expect(third == [.shorten(id: 11, end: 111_250),
-                          .record(.init(id: 12, loop: Self.loop, pass: 3, start: 111_250, end: 166_375))])
+                          .record(.init(id: 12, loop: Self.loop, pass: 3, tempoPercent: 80, start: 111_250, end: 166_375))])
         #expect(plan.nextID == 13)
+    }
+
+    /// The step trainer raises the tempo at the seam, before the player's status says so: the take's tempo and length
+    /// are its pass's own (the mark's rate ratio), not the status read a tick earlier.
+    @Test func aStepTrainerPassIsTakenAtItsOwnTempo() {
+        var plan = RecordingPlan(nextID: 1)
+        var loop = Self.loop
+        loop.deviceRate = 48_000
+        _ = plan.loopChanged(loop, captureFrameNow: 0)
+        // 85 % of a 44.1 kHz track on a 48 kHz output: 0.85 × 44 100 / 48 000 source frames per output frame.
+        let ratio = 0.85 * 44_100 / 48_000
+        let actions = plan.heard(.init(kind: .seam, entry: 4, pass: 5, sourceFrame: 44_100, rateRatio: ratio,
+                                       captureFrame: 0))
+        guard case let .record(take)? = actions.first else { Issue.record("no take"); return }
+        #expect(take.tempoPercent == 85 && take.pass == 5, "\(take)")
+        #expect(take.end == Int64((44_100 / ratio).rounded()), "a pass at 85 % on the 48 kHz output")
     }
 
     @Test func aPassCutShortIsAbandoned() {
