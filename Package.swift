@@ -299,7 +299,7 @@ let testTargets: [Target] = [
         name: "DaemonTests",
         dependencies: [
             "AudioCore", "AudioOutput", "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport",
-            "Engine", "Player", "FermataCore", "Controls", "Recording", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            "Engine", "Player", "FermataCore", "Controls", "Recording", "Decoders", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Fixtures"]
     ),

@@ -65,6 +65,8 @@ public final class RecordingService: Service, Sendable {
     let logger: Logger
     let priority: WorkerThread.Priority
     let tick: Duration
+    /// alsa-lib configuration text for the capture device (tests: a PCM defined there; nil: the system's).
+    let captureConfigText: String?
     /// Tells clients of a change (`idle`'s `player`, as the page listens).
     let announce: @Sendable () -> Void
     private let state = Mutex(State())
@@ -72,7 +74,8 @@ public final class RecordingService: Service, Sendable {
 
     public init(device: String, outputDevice: String, budgetMB: Int, engine: PlaybackEngine, player: Player,
                 takes: TakeStore, latencies: LatencyStore, logger: Logger, realtimePriority: Int = 0,
-                tick: Duration = .milliseconds(20), announce: @escaping @Sendable () -> Void = {}) {
+                tick: Duration = .milliseconds(20), captureConfigText: String? = nil,
+                announce: @escaping @Sendable () -> Void = {}) {
         self.device = device
         self.outputDevice = outputDevice
         budgetBytes = Int64(max(1, min(1_000_000, budgetMB))) * 1_048_576
@@ -83,6 +86,7 @@ public final class RecordingService: Service, Sendable {
         self.logger = logger
         priority = realtimePriority > 0 ? .realtime(Int32(realtimePriority)) : .normal
         self.tick = tick
+        self.captureConfigText = captureConfigText
         self.announce = announce
     }
 
@@ -180,14 +184,16 @@ public final class RecordingService: Service, Sendable {
         if stored == nil {
             logger.warning("recording: the round trip from \(outputDevice) to \(device) is not measured: takes are not moved by it (run `fermata audio latency` once)")
         }
+        // Made at start too; again here, so a takes folder removed meanwhile does not fail every take.
+        try? takes.folder.create()
         let nextID = (try? await takes.nextID()) ?? 1
         state.withLock { $0.latency = stored }
-        let (device, folder, priority) = (self.device, takes.folder, self.priority)
+        let (device, folder, priority, configText) = (self.device, takes.folder, self.priority, captureConfigText)
         let latencyFrames = stored?.frames(atRate: format.sampleRate) ?? 0
         return try await BlockingWork.run { () throws -> RecordingSession in
             do {
                 return try RecordingSession(device: device, format: format, folder: folder, latencyFrames: latencyFrames,
-                                            nextID: nextID, priority: priority)
+                                            nextID: nextID, priority: priority, configText: configText)
             } catch {
                 throw Refusal(description: "\(error)")
             }

@@ -34,8 +34,8 @@ public final class TakeWriter: Sendable {
     /// Takes abandoned by the recording service while being written, and why.
     private let abandoned = Mutex<[Int64: String]>([:])
     private let stopping = Atomic<Bool>(false)
-    /// Frames kept in the ring when no take is open, so a take asked for a little late (its pass is known once
-    /// heard: a period and a poll after) still finds its first frames.
+    /// Frames the writer stays behind the capture, so a take asked for a little late (its pass is known once heard:
+    /// a period and a poll after) still finds its first frames, even a few before the take being written ends.
     private let holdFrames: Int
     /// Where the writer is in the capture's timeline (frames read or dropped), for the service.
     public let position = Atomic<Int>(0)
@@ -145,13 +145,12 @@ public final class TakeWriter: Sendable {
                 return taken
             }
             for (id, reason) in others { report.yield(.failed(id: id, reason: reason)) }
-            // With no take open, frames younger than the hold stay in the ring for a take asked for late.
-            let nextStart = open == nil ? requests.withLock({ $0.first?.start }) : nil
+            // The writer stays `holdFrames` behind the capture: the next pass's take is asked for once that pass is
+            // heard (a tick later), and may begin a few frames before the computed end of the take being written
+            // (the clocks' lines); frames written already could not be its. Frames before a gap are not held
+            // (nothing contiguous follows them), nor when stopping or the device is gone (the ring is drained).
             var usable = readable
-            if open == nil, nextStart.map({ $0 > frame }) ?? true {
-                usable = max(0, readable - holdFrames)
-                if let nextStart, nextStart < frame + readable { usable = readable }
-            }
+            if gap < 0, lost == 0, !stopping.load(ordering: .acquiring) { usable = max(0, readable - holdFrames) }
             if usable == 0 {
                 if stopping.load(ordering: .acquiring) || (lost != 0 && readable == 0) {
                     if let take = open {
@@ -210,6 +209,9 @@ public final class TakeWriter: Sendable {
                     requests.withLock { $0.removeAll { $0.id == take.request.id } }
                     finish(take.request.id, take.encoder)
                     open = nil
+                    // The rest of the block is held like any frames with no take: the next pass's take, asked for
+                    // once that pass is heard, begins about here (skipping the block lost it: "already gone by").
+                    break
                 }
             }
             cursor += offset * frameBytes

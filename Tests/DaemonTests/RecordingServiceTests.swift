@@ -1,9 +1,12 @@
 @testable import Daemon
 import AudioCore
+import Decoders
 import FermataCore
 import Foundation
+import Glibc
 import MPDProtocol
 import Recording
+import Synchronization
 import Testing
 import TestSupport
 
@@ -12,11 +15,124 @@ import TestSupport
 /// are listed with their pass and tempo, deleted by id (an unknown id refused), and played back alone or alternating
 /// with the original's loop.
 @Suite(.serialized) struct RecordingServiceTests {
-    static func service(_ rig: TimersRig, device: String) -> RecordingService {
+    static func service(_ rig: TimersRig, device: String, configText: String? = nil) -> RecordingService {
         RecordingService(device: device, outputDevice: "null", budgetMB: 1, engine: rig.engine, player: rig.player,
                          takes: TakeStore(database: rig.database, folder: TakeFolder(stateDirectory: rig.dir.file("state"))),
                          latencies: LatencyStore(database: rig.database), logger: TimersRig.logger,
-                         tick: .milliseconds(10))
+                         tick: .milliseconds(10), captureConfigText: configText)
+    }
+
+    /// A capture paced in real time with no sound card: alsa-lib's `file` capture over `null` reads its frames from
+    /// `infile`, here a FIFO this feeder writes 10 ms of stereo 16-bit frames into every 10 ms (CLOCK_MONOTONIC
+    /// deadlines), so a read returns when the frames are due, as a device's does. Non-blocking: a reader gone never
+    /// holds the feeder.
+    final class PacedFeeder: Sendable {
+        let path: String
+        let rate: Int
+        private let stopping = Atomic<Bool>(false)
+        private let thread = Mutex<WorkerThread?>(nil)
+
+        init(path: String, rate: Int) throws {
+            self.path = path
+            self.rate = rate
+            guard mkfifo(path, 0o600) == 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
+        }
+
+        /// alsa-lib's configuration: `pacedcap`, reading the FIFO.
+        var configText: String {
+            """
+            pcm.pacednull { type null }
+            pcm.pacedcap { type file slave.pcm "pacednull" file "/dev/null" infile "\(path)" format "raw" }
+            """
+        }
+
+        func start() {
+            let (path, rate) = (self.path, self.rate)
+            thread.withLock {
+                $0 = WorkerThread.started(name: "test-paced-feed") { [self] in
+                    let fd = open(path, O_RDWR | O_NONBLOCK)  // read-write: opening never waits for the reader
+                    guard fd >= 0 else { return }
+                    defer { close(fd) }
+                    let frames = rate / 100
+                    let chunk = [Int16](repeating: 1_000, count: frames * 2)
+                    var next = timespec()
+                    clock_gettime(CLOCK_MONOTONIC, &next)
+                    while !self.stopping.load(ordering: .relaxed) {
+                        _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+                        next.tv_nsec += 10_000_000
+                        if next.tv_nsec >= 1_000_000_000 {
+                            next.tv_nsec -= 1_000_000_000
+                            next.tv_sec += 1
+                        }
+                        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, nil)
+                    }
+                }
+            }
+        }
+
+        func stop() {
+            stopping.store(true, ordering: .relaxed)
+            thread.withLock { $0?.join() }
+        }
+    }
+
+    /// The whole path in real time: a loop of 1 s (1.0–2.0 s of the track) plays at 80 % on the paced null output
+    /// while the paced capture runs; each pass heard becomes a take, indexed with its pass and its tempo, whose FLAC
+    /// decodes to the frames the index says — the pass's length at 80 % (55,125 frames at 44.1 kHz), short by at most
+    /// the few frames the next pass was heard early by (the two clocks' lines, fitted). (Whether it lines up with the
+    /// sound needs a loopback: snd-aloop in the kernel lab, not run here.)
+    @Test(.timeLimit(.minutes(2))) func eachPassOfAPlayingLoopBecomesATake() async throws {
+        let rig = try await TimersRig()
+        defer { rig.stop() }
+        let feeder = try PacedFeeder(path: rig.dir.file("capture.fifo"), rate: 44_100)
+        feeder.start()
+        defer { feeder.stop() }
+        let service = Self.service(rig, device: "pacedcap", configText: feeder.configText)
+        rig.backend.recording.withLock { $0 = service }
+        let driving = Task { await service.drive() }
+        defer { driving.cancel() }
+        try await rig.backend.editQueue(.add(.uri("wake/1.flac", recursive: false), at: .end))
+        try await rig.backend.perform(.play)
+        #expect(try await Patience.wait { await rig.player.status().state == .playing })
+        let entry = try #require(await rig.player.status().entryID)
+        try await rig.player.perform(.setTempo(percent: 80))
+        try await rig.player.setLoop(entry: entry, LoopRegion(start: 44_100, end: 88_200))
+        #expect(try await rig.backend.recording(true).on)
+        var takes: [TakeRecord] = []
+        // Two passes of 1.25 s and the clocks' first readings: well within 20 s.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while takes.count < 2, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            takes = try await service.list()
+        }
+        let playing = await rig.player.status()
+        try #require(takes.count >= 2, "no two takes; status \(service.status()), player \(playing)")
+        let status = service.status()
+        #expect(status.phase == .capturing(rate: 44_100), "\(status)")
+        for take in takes {
+            #expect(take.path == "wake/1.flac" && take.loopStartMilliseconds == 1_000 && take.loopEndMilliseconds == 2_000)
+            #expect(take.tempoPercent == 80 && take.pass >= 1 && take.sampleRate == 44_100 && take.channels == 2)
+            #expect((55_125 - 441...55_125).contains(take.frames), "a pass at 80 %: \(take.frames) frames")
+            let file = service.takes.folder.takePath(take.id)
+            #expect(try Self.decodedFrames(file) == take.frames, "the FLAC holds what the index says")
+        }
+        let passes = takes.map(\.pass).sorted()
+        #expect(passes[1] == passes[0] + 1, "consecutive passes: \(passes)")
+        #expect(await rig.player.status().state == .playing)
+        _ = try await rig.backend.recording(false)
+    }
+
+    /// The frames of a FLAC file, decoded whole (a take that does not decode throws).
+    static func decodedFrames(_ path: String) throws -> Int64 {
+        let decoder = try DecoderRegistry.open(path: path)
+        var buffer = [UInt8](repeating: 0, count: 4096 * decoder.format.bytesPerFrame)
+        var total: Int64 = 0
+        while true {
+            let n = try buffer.withUnsafeMutableBytes { try decoder.read(into: $0) }
+            if n == 0 { break }
+            total += Int64(n)
+        }
+        return total
     }
 
     @Test(.timeLimit(.minutes(1))) func recordingWithNoDeviceIsRefusedClearly() async throws {
