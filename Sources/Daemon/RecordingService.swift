@@ -42,6 +42,7 @@ public final class RecordingService: Service, Sendable {
         public let description: String
     }
 
+    /// What the service's task and the commands share, under `state`'s lock (never held across an await).
     struct State {
         var on = false
         var measuring = false

@@ -46,6 +46,7 @@ private func checkedTakeID(_ text: String) throws -> Int {
     return id
 }
 
+/// `fermata takes list [--file PATH]`: one line per take, newest first.
 struct TakesList: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "list", abstract: "The takes, newest first.")
     @OptionGroup var connection: ConnectionOptions
@@ -73,6 +74,7 @@ struct TakesList: ParsableCommand {
     }
 }
 
+/// `fermata takes delete ID`: the take's row and file.
 struct TakesDelete: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "delete", abstract: "Delete a take (its file too).")
     @OptionGroup var connection: ConnectionOptions
@@ -85,6 +87,7 @@ struct TakesDelete: ParsableCommand {
     }
 }
 
+/// `fermata takes play ID [--alternate N]`: queued after the current entry and played.
 struct TakesPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "play", abstract: "Play a take after the current entry: alone, or alternating with the original.")
