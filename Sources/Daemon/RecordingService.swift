@@ -325,9 +325,9 @@ public final class RecordingService: Service, Sendable {
         var fixed: Int?
         if case let .fixed(format?) = engine.config.formatPolicy { fixed = format.sampleRate }
         let rate = requested ?? fixed ?? state.withLock { $0.lastRate } ?? 48_000
-        let probe = LatencyProbe(output: outputDevice, capture: device, rate: rate)
+        let (probe, configText) = (LatencyProbe(output: outputDevice, capture: device, rate: rate), captureConfigText)
         let result: Result<(frames: Int, heard: Int), LatencyProbe.Failure> = await BlockingWork.run {
-            do throws(LatencyProbe.Failure) { return .success(try probe.measure()) } catch { return .failure(error) }
+            do throws(LatencyProbe.Failure) { return .success(try probe.measure(captureConfigText: configText)) } catch { return .failure(error) }
         }
         switch result {
         case let .failure(error): throw Refusal(description: error.description)

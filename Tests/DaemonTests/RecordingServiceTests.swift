@@ -76,6 +76,37 @@ import TestSupport
         }
     }
 
+    /// `audiolatency` needs the output to itself: refused while playing, and when stopped a capture device that cannot
+    /// open (or clicks not heard) is a clear error, after which recording's phase is no longer "measuring".
+    @Test(.timeLimit(.minutes(1))) func theLatencyMeasurementRefusesWhilePlayingAndSaysWhyItFailed() async throws {
+        let rig = try await TimersRig()
+        defer { rig.stop() }
+        let service = Self.service(rig, device: "fermata-no-such-capture")
+        rig.backend.recording.withLock { $0 = service }
+        let driving = Task { await service.drive() }
+        defer { driving.cancel() }
+        try await rig.backend.editQueue(.add(.uri("wake/1.flac", recursive: false), at: .end))
+        try await rig.backend.perform(.play)
+        #expect(try await Patience.wait { await rig.player.status().state == .playing })
+        do {
+            _ = try await rig.backend.measureLatency(rate: 44_100)
+            Issue.record("measured while playing")
+        } catch let error as MPDError {
+            #expect(error.message.hasPrefix("stop playback first"), "\(error)")
+        }
+        #expect(await rig.player.status().state == .playing, "the music was not touched")
+        try await rig.backend.perform(.stop)
+        #expect(try await Patience.wait { await rig.player.status().state == .stopped })
+        do {
+            _ = try await rig.backend.measureLatency(rate: 44_100)
+            Issue.record("measured with no capture device")
+        } catch let error as MPDError {
+            #expect(error.message.contains("fermata-no-such-capture"), "\(error)")
+        }
+        #expect(try await rig.backend.recording(nil).phase != "measuring")
+        #expect(service.status().latencyMilliseconds == nil, "nothing stored")
+    }
+
     /// The whole path in real time: a loop of 1 s (1.0–2.0 s of the track) plays at 80 % on the paced null output
     /// while the paced capture runs; each pass heard becomes a take, indexed with its pass and its tempo, whose FLAC
     /// decodes to the frames the index says — the pass's length at 80 % (55,125 frames at 44.1 kHz), short by at most
