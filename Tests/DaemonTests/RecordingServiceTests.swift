@@ -54,10 +54,18 @@ import TestSupport
                     guard fd >= 0 else { return }
                     defer { close(fd) }
                     let frames = rate / 100
-                    let chunk = [Int16](repeating: 1_000, count: frames * 2)
+                    // Noise (FLAC cannot shrink it: a take's file is about its raw size, for the budget).
+                    var chunk = [Int16](repeating: 0, count: frames * 2)
+                    var state: UInt32 = 0x1234_5678
                     var next = timespec()
                     clock_gettime(CLOCK_MONOTONIC, &next)
                     while !self.stopping.load(ordering: .relaxed) {
+                        for i in chunk.indices {
+                            state ^= state << 13
+                            state ^= state >> 17
+                            state ^= state << 5
+                            chunk[i] = Int16(truncatingIfNeeded: state)
+                        }
                         _ = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
                         next.tv_nsec += 10_000_000
                         if next.tv_nsec >= 1_000_000_000 {
@@ -111,8 +119,9 @@ import TestSupport
     /// while the paced capture runs; each pass heard becomes a take, indexed with its pass and its tempo, whose FLAC
     /// decodes to the frames the index says — the pass's length at 80 % (55,125 frames at 44.1 kHz), short by at most
     /// the few frames the next pass was heard early by (the two clocks' lines, fitted). (Whether it lines up with the
-    /// sound needs a loopback: snd-aloop in the kernel lab, not run here.)
-    @Test(.timeLimit(.minutes(2))) func eachPassOfAPlayingLoopBecomesATake() async throws {
+    /// sound needs a loopback: snd-aloop in the kernel lab, not run here.) Then the budget: the oldest takes go, with
+    /// their files, once the takes pass `record.budget_mb`.
+    @Test(.timeLimit(.minutes(2))) func eachPassOfAPlayingLoopBecomesATakeWithinTheBudget() async throws {
         let rig = try await TimersRig()
         defer { rig.stop() }
         let feeder = try PacedFeeder(path: rig.dir.file("capture.fifo"), rate: 44_100)
@@ -149,6 +158,18 @@ import TestSupport
         }
         let passes = takes.map(\.pass).sorted()
         #expect(passes[1] == passes[0] + 1, "consecutive passes: \(passes)")
+        // record.budget_mb = 1: a take of noise is about 220 kB, so from the fifth on the oldest are deleted, files too.
+        let budget = Int64(1_048_576)
+        let later = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < later, !(takes.first.map { $0.id > takes.count } ?? false) || takes.count < 3 {
+            try await Task.sleep(for: .milliseconds(100))
+            takes = try await service.list()
+        }
+        let ids = takes.map(\.id).sorted()
+        #expect(ids.count >= 3 && ids[0] > 1, "the oldest deleted: \(ids)")
+        #expect(takes.reduce(0) { $0 + $1.bytes } <= budget, "within the budget: \(takes.map(\.bytes))")
+        #expect(!FileManager.default.fileExists(atPath: service.takes.folder.takePath(1)), "take 1's file deleted")
+        #expect(service.status().takes == takes.count)
         #expect(await rig.player.status().state == .playing)
         _ = try await rig.backend.recording(false)
     }
