@@ -126,7 +126,7 @@ let storageTargets: [Target] = [
     // or not at all) and the takes folder.
     .target(
         name: "Recording",
-        dependencies: ["AudioCore", "CALSA", "CFLAC", "DatabaseFile", .product(name: "GRDB", package: "GRDB.swift")]
+        dependencies: ["AudioCore", "FermataCore", "CALSA", "CFLAC", "DatabaseFile", .product(name: "GRDB", package: "GRDB.swift")]
     ),
     // Practice statistics: what counts as practice, the tally by day and subject, the recorder, its store and its
     // tables' migrations.
@@ -299,7 +299,7 @@ let testTargets: [Target] = [
         name: "DaemonTests",
         dependencies: [
             "AudioCore", "AudioOutput", "Daemon", "StateDatabase", "DatabaseFile", "Library", "FermataConfig", "TestSupport",
-            "Engine", "Player", "FermataCore", "Controls", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
+            "Engine", "Player", "FermataCore", "Controls", "Recording", "Decoders", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Logging", package: "swift-log"),
         ],
         exclude: ["Fixtures"]
     ),
@@ -324,7 +324,7 @@ let testTargets: [Target] = [
     .testTarget(
         name: "RecordingTests",
         dependencies: ["AudioCore", "Recording", "Decoders", "DatabaseFile", "Library", "StateDatabase", "Practice",
-                       "TestSupport"]
+                       "FermataCore", "TestSupport"]
     ),
     // The reducer, and the engine heard through the player (captured PCM).
     .testTarget(

@@ -13,6 +13,7 @@ import MPDServer
 import NIOCore
 import Player
 import Practice
+import Recording
 import ServiceLifecycle
 import StateDatabase
 import Streams
@@ -101,6 +102,8 @@ public struct DaemonRuntime: Sendable {
         let powerOff = PowerOffRequest(path: config.poweroffRequest)
         let timers = makeTimers(backend: backend, player: player, database: database, powerOff: powerOff)
         backend.timers.withLock { $0 = timers }
+        let recording = makeRecording(engine: engine, player: player, database: database, backend: backend)
+        backend.recording.withLock { $0 = recording }
         let cards = CardService(config: config.cards, volumeMax: config.volumeMax, backend: backend, player: player,
                                 store: store, logger: Logger(label: "fermata.cards"))
         backend.cardService.withLock { $0 = cards }
@@ -172,6 +175,7 @@ public struct DaemonRuntime: Sendable {
         }
         services.append(TimersService(timers: timers, changes: backend.idle))
         services.append(PracticeService(recorder: practice, changes: backend.idle))
+        services.append(recording)
         if music != .present {
             services.append(MusicDirectoryWatch(path: musicPath, player: player, library: library, saved: saved,
                                                 policy: policy, scanOnStart: config.scanOnStart, logger: logger))
@@ -203,6 +207,17 @@ public struct DaemonRuntime: Sendable {
                                   logger: logger, announce: announce)
         let idle = IdleWatch(minutes: config.idlePoweroffMinutes, request: powerOff, player: player, logger: logger)
         return HouseholdTimers(sleep: sleep, alarms: alarms, idle: idle, ticks: ticks)
+    }
+
+    /// Recording yourself: the takes in the state folder's `takes`, the round trips measured in the database; clients
+    /// hear of a change as `player` (the page's status follows it).
+    func makeRecording(engine: PlaybackEngine, player: Player, database: FermataDatabase, backend: FermataBackend)
+        -> RecordingService {
+        RecordingService(device: config.recordDevice, outputDevice: outputName, budgetMB: config.recordBudgetMB,
+                         engine: engine, player: player,
+                         takes: TakeStore(database: database, folder: TakeFolder(stateDirectory: config.stateDirectory)),
+                         latencies: LatencyStore(database: database), logger: Logger(label: "fermata.record"),
+                         realtimePriority: config.realtimePriority, announce: { backend.idle.publish(.player) })
     }
 
     /// The ALSA device: the configured one, or the board profile's when the configuration leaves it at the default.

@@ -5,6 +5,7 @@ import FermataConfig
 import FermataCore
 import Foundation
 import MPDProtocol
+import Recording
 
 /// One thing `fermata doctor` (and the web remote's box page) checked: whether it is well, in words, and the exact fix.
 public struct DoctorFinding: Sendable, Hashable {
@@ -40,6 +41,7 @@ public struct Doctor: Sendable {
     public func findings(scanIssues: [ScanIssueLine]?) -> [DoctorFinding] {
         var out = decoderFindings(scanIssues)
         out.append(audioFinding(settings.output))
+        if let record = recordFinding(settings.recordDevice) { out.append(record) }
         out += stateFindings(settings.stateDirectory)
         out.append(musicFinding(settings.musicDirectory))
         out.append(gpioFinding())

@@ -42,6 +42,8 @@ public final class FermataBackend: MPDBackend {
     let webAccess = Mutex<WebAccess?>(nil)
     /// The sleep timer, the alarms and idle power-off (`sleep_timer`, `alarms`, …): set once at start.
     let timers = Mutex<HouseholdTimers?>(nil)
+    /// Recording yourself (`record`, `takes`, …): set once at start.
+    let recording = Mutex<RecordingService?>(nil)
 
     /// - Parameter store: where `enableoutput`/`disableoutput` are saved (nil: not saved).
     /// `restoring`: the reading back of the saved queue after a restart, which commands wait for (`ready`).

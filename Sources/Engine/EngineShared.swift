@@ -107,6 +107,11 @@ final class EngineShared: Sendable {
     let framesWritten = Atomic<Int>(0)
     /// CLOCK_MONOTONIC nanoseconds of the first frame handed to the device (0 until then).
     let firstFrameNanoseconds = Atomic<Int>(0)
+    /// Output thread: the heard clock after each period (`HeardClockReading`), read by any thread.
+    let heardClock = Seqlock(HeardClockReading.none)
+    /// Output → the one observer (the recording service): the marks the listener reached, while `observingMarks`.
+    let heardMarks = SPSCQueue<HeardMark>(capacity: 64, filler: .none)
+    let observingMarks = Atomic<Bool>(false)
 
     init(ringBytes: Int) {
         ring = PCMRing(minimumCapacity: ringBytes)

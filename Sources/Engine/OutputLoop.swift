@@ -23,6 +23,9 @@ final class OutputLoop {
     private var announcedSerial = 0
     /// The newest loop seam whose pass was announced as heard (at the heard position, not when written).
     private var heardSeamSerial = 0
+    /// The newest mark pushed to `heardMarks`, and the heard clock's epoch (a new one at each rewind or flush).
+    private var heardMarkSerial = 0
+    private var clockEpoch = 1
     private var lastAck = 0
     private var gain = 1.0
     private var rampTarget = 1.0
@@ -138,6 +141,11 @@ final class OutputLoop {
         var heard = cursor
         if machine.phase == .running || machine.published == .paused, sink.isOpen {
             heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
+            if machine.phase == .running, let format = machine.format {
+                shared.heardClock.publish(HeardClockReading(
+                    ringPosition: heard, bytesPerFrame: bytesPerFrame, sampleRate: format.sampleRate,
+                    nanoseconds: MonotonicClock.nanoseconds(), epoch: clockEpoch))
+            }
         } else {
             heard = min(cursor, shared.ring.releasedPosition)
         }
@@ -198,9 +206,23 @@ final class OutputLoop {
     /// Tells the player of each loop seam the listener has now reached: the new pass is then what `status` says
     /// (a seam announced when written, a device buffer earlier, read as the old pass).
     private func announceHeardSeams(upTo heard: Int) {
+        let observing = shared.observingMarks.load(ordering: .relaxed)
         for i in 0..<marks.count {
             let mark = marks[i]
             guard mark.position <= heard else { break }
+            if observing, mark.serial > heardMarkSerial, mark.kind != .end {
+                heardMarkSerial = mark.serial
+                let kind: HeardMark.Kind = switch mark.kind {
+                case .trackStart: .start
+                case .seam: .seam
+                case .jump, .end: .jump
+                }
+                // A full queue drops the mark: the observer then misses a pass (never the audio).
+                _ = shared.heardMarks.push(HeardMark(
+                    kind: kind, entryID: mark.entryID, pass: Int(mark.pass), ringPosition: mark.position,
+                    bytesPerFrame: bytesPerFrame, sourceFrame: mark.sourceFrame, sourceRate: Int(mark.sourceRate),
+                    rateRatio: mark.rateRatio, epoch: clockEpoch))
+            }
             if mark.kind == .seam, mark.serial > heardSeamSerial, let entry = mark.entryID {
                 heardSeamSerial = mark.serial
                 emit(.passHeard(entry, pass: mark.pass))
@@ -237,6 +259,7 @@ final class OutputLoop {
             if stale.position < cursor && !marks.isFull { marks.append(stale) }
         }
         marks.truncate(at: cursor)
+        clockEpoch += 1
         lastAck = generation
         shared.handshake.answer(FlushReply(position: cursor, format: format), generation: generation)
         shared.decoderBell.ring()
@@ -249,6 +272,7 @@ extension OutputLoop: OutputEnvironment {
     var deviceIsOpen: Bool { sink.isOpen }
 
     func openDevice(_ format: AudioFormat) -> Result<AudioFormat, SinkOpenError> {
+        clockEpoch += 1
         do {
             return .success(try sink.open(format, periodFrames: periodFrames(format), periods: config.periods))
         } catch {
@@ -266,6 +290,7 @@ extension OutputLoop: OutputEnvironment {
         let heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
         sink.drop()
         cursor = heard
+        clockEpoch += 1
         shared.ring.release(upTo: heard)
     }
 

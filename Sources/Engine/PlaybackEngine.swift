@@ -153,6 +153,20 @@ public final class PlaybackEngine: Sendable {
         return value == 0 ? nil : value
     }
 
+    /// The output's latest heard-clock reading (lock-free; any thread): which ring byte is heard at which
+    /// CLOCK_MONOTONIC instant. `bytesPerFrame` 0 until the device first plays.
+    public func heardClock() -> HeardClockReading { shared.heardClock.read() }
+
+    /// Starts (or stops) pushing the marks the listener reaches to `nextHeardMark` (one observer: the recording
+    /// service). Starting drops any left from before.
+    public func observeHeardMarks(_ on: Bool) {
+        if on { while shared.heardMarks.pop() != nil {} }
+        shared.observingMarks.store(on, ordering: .relaxed)
+    }
+
+    /// The next mark the listener reached since `observeHeardMarks(true)`, oldest first (the one observer only).
+    public func nextHeardMark() -> HeardMark? { shared.heardMarks.pop() }
+
     /// Frames handed to the device since start (benchmarks).
     public var framesWritten: Int { shared.framesWritten.load(ordering: .relaxed) }
 

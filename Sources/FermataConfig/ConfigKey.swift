@@ -41,6 +41,10 @@ struct ConfigKey: Sendable {
             number("playback.checkpoint_interval", \.checkpointInterval, 0.2...3600, "Seconds between position saves while playing."),
             boolean("library.scan_on_start", \.scanOnStart, "Scan the music directory at every start."),
             boolean("practice.remember", \.practiceRemember, "Returning to a track restores its last A-B loop and tempo."),
+            text("record.device", \.recordDevice, "Recording yourself: the ALSA capture PCM (plughw:CARD=...,DEV=0: a USB audio interface or microphone; empty: recording off). It must capture at the output's rate; `fermata doctor` checks it and `fermata audio latency` measures the round trip once.") {
+                $0.contains(where: { $0.isNewline }) ? "must be one line (an ALSA PCM name)" : nil
+            },
+            integer("record.budget_mb", \.recordBudgetMB, 1...1_000_000, "Space the takes may use in the state folder, in MiB; the oldest takes are deleted first to stay within it."),
             parsed("mpd.listen", \.listen, "TCP HOST:PORT for MPD clients (empty: no TCP).",
                    problem: { $0.isEmpty ? nil : ListenAddress.problem($0) }, show: { $0?.description ?? "" }) {
                 // Empty: no TCP (`.some(nil)`); an unusable address: refused (`nil`, not wrapped).

@@ -27,6 +27,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var checkpointInterval = 2.0
     public var scanOnStart = false
     public var practiceRemember = true
+    /// `record.device`: the ALSA capture PCM for recording yourself (empty: off).
+    public var recordDevice = ""
+    /// `record.budget_mb`: the space the takes may use, in MiB (oldest deleted first).
+    public var recordBudgetMB = 512
     /// `mpd.listen`: the TCP address for MPD clients (nil: no TCP).
     public var listen: ListenAddress? = ListenAddress(host: "127.0.0.1", port: 6600)
     public var socketPath = "/run/fermata/mpd.sock"

@@ -130,6 +130,20 @@ public protocol MPDBackend: Sendable {
     @discardableResult
     func editAlarms(_ edit: AlarmEdit) async throws -> Int64?
 
+    // MARK: Recording yourself (Fermata only)
+
+    /// Turns recording on or off (nil: only reads it); what it does afterwards (`record`). The default refuses: see
+    /// `MPDBackend+Record.swift`.
+    func recording(_ on: Bool?) async throws -> RecordReport
+    /// The takes kept, newest first; of one track only with `path` (`takes`).
+    func takes(path: String?) async throws -> [TakeReport]
+    /// Deletes a take, its file and its row (`takedelete`).
+    func deleteTake(id: Int64) async throws
+    /// Plays clicks and hears them, storing the round trip (`audiolatency`); refused while playing.
+    func measureLatency(rate: Int?) async throws -> (milliseconds: Double, frames: Int, rate: Int)
+    /// Queues a take after the current entry and plays it (`playtake`).
+    func playTake(id: Int64, mode: TakePlayback, rounds: Int) async throws
+
     // MARK: Command lists
 
     /// Runs one command list's commands (`body`) as one unit of durability: the client hears nothing until the list

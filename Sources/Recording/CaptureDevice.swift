@@ -123,6 +123,14 @@ public final class CaptureDevice {
         return .lost(code: code)
     }
 
+    /// Frames the device has captured that `read` has not returned yet (`snd_pcm_delay`; 0 when unknown). Capture
+    /// thread only, right after a read: no allocation, no lock.
+    public func pendingFrames() -> Int {
+        guard let pcm else { return 0 }
+        var delay = snd_pcm_sframes_t(0)
+        return snd_pcm_delay(pcm, &delay) >= 0 ? max(0, Int(delay)) : 0
+    }
+
     public func close() {
         if let pcm { snd_pcm_close(pcm) }
         pcm = nil

@@ -12,7 +12,7 @@ import Synchronization
 public final class CaptureLoop: @unchecked Sendable {
     // @unchecked: the device and buffer are touched by the capture thread alone after `run` starts; everything else
     // shared is an atomic or the lock-free ring.
-    let ring: PCMRing
+    public let ring: PCMRing
     private let device: CaptureDevice
     private let buffer: FixedBuffer<UInt8>
     private let frameBytes: Int
@@ -22,11 +22,17 @@ public final class CaptureLoop: @unchecked Sendable {
     /// Frames dropped because the ring was full, and device overruns recovered in place.
     public let droppedFrames = Atomic<Int>(0)
     public let overruns = Atomic<Int>(0)
+    /// The ring byte after which frames were dropped (the first drop the writer has not handled yet; -1: none). The
+    /// writer sets it back to -1 once it found the timeline again.
+    public let gapPosition = Atomic<Int>(-1)
     /// The device's error when it went away (0: running).
     public let lostCode = Atomic<Int32>(0)
     private let stopping = Atomic<Bool>(false)
     /// Rung after every period written (the writer waits on it).
     public let written = Doorbell()
+    /// The capture clock after every read: which capture frame the device takes in at which CLOCK_MONOTONIC instant
+    /// (frames read plus those waiting in the device). Any thread reads it.
+    public let clock = Seqlock(CaptureClockReading(frame: 0, nanoseconds: 0))
 
     /// `device` must be open. The ring holds `seconds` of capture.
     public init(device: CaptureDevice, seconds: Int = 4) {
@@ -50,8 +56,11 @@ public final class CaptureLoop: @unchecked Sendable {
                     _ = ring.write(bytes)
                 } else {
                     droppedFrames.add(frames, ordering: .relaxed)
+                    _ = gapPosition.compareExchange(expected: -1, desired: ring.writePosition, ordering: .releasing)
                 }
-                capturedFrames.add(frames, ordering: .releasing)
+                let total = capturedFrames.add(frames, ordering: .releasing).newValue
+                let pending = device.pendingFrames()
+                clock.publish(CaptureClockReading(frame: Int64(total + pending), nanoseconds: MonotonicClock.nanoseconds()))
                 written.ring()
             case .overrun:
                 overruns.add(1, ordering: .relaxed)

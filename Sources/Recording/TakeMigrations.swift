@@ -28,5 +28,19 @@ extension DatabaseSchema {
                 CREATE INDEX take_subject ON take(subject, loop_start_ms, loop_end_ms);
                 """)
         }
+        migrations.register("v16-record-latency", after: "v15-alarms") { db in
+            // The round trip from the output to the capture device (`fermata audio latency`), per pair of devices:
+            // what a take is moved by to line up with its pass. Measured once, kept across restarts.
+            try db.execute(sql: """
+                CREATE TABLE record_latency (
+                    output_device TEXT NOT NULL,
+                    capture_device TEXT NOT NULL,
+                    sample_rate INTEGER NOT NULL,
+                    frames INTEGER NOT NULL,
+                    measured_at INTEGER NOT NULL,
+                    PRIMARY KEY (output_device, capture_device)
+                )
+                """)
+        }
     }
 }

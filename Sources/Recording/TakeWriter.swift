@@ -31,14 +31,22 @@ public final class TakeWriter: Sendable {
     private let folder: TakeFolder
     private let format: AudioFormat
     private let requests = Mutex<[Request]>([])
+    /// Takes abandoned by the recording service while being written, and why.
+    private let abandoned = Mutex<[Int64: String]>([:])
     private let stopping = Atomic<Bool>(false)
+    /// Frames the writer stays behind the capture, so a take asked for a little late (its pass is known once heard:
+    /// a period and a poll after) still finds its first frames, even a few before the take being written ends.
+    private let holdFrames: Int
+    /// Where the writer is in the capture's timeline (frames read or dropped), for the service.
+    public let position = Atomic<Int>(0)
     public let finished: AsyncStream<Outcome>
     private let report: AsyncStream<Outcome>.Continuation
 
-    public init(loop: CaptureLoop, folder: TakeFolder, format: AudioFormat) {
+    public init(loop: CaptureLoop, folder: TakeFolder, format: AudioFormat, holdFrames: Int? = nil) {
         self.loop = loop
         self.folder = folder
         self.format = format
+        self.holdFrames = max(0, holdFrames ?? format.sampleRate / 2)
         (finished, report) = AsyncStream<Outcome>.makeStream()
     }
 
@@ -56,6 +64,28 @@ public final class TakeWriter: Sendable {
         loop.written.ring()
     }
 
+    /// Ends take `id` earlier, at `end` (never before its start).
+    public func shorten(id: Int64, toFrame end: Int) {
+        requests.withLock { list in
+            if let index = list.firstIndex(where: { $0.id == id }) {
+                list[index].end = max(list[index].start, min(list[index].end ?? Int.max, end))
+            }
+        }
+        loop.written.ring()
+    }
+
+    /// Abandons take `id` (asked for or being written): nothing of it is kept; `finished` reports it failed with
+    /// `reason`.
+    public func abandon(id: Int64, reason: String) {
+        let pending = requests.withLock { list in
+            guard let index = list.firstIndex(where: { $0.id == id }) else { return false }
+            list.remove(at: index)
+            return true
+        }
+        if pending { abandoned.withLock { $0[id] = reason } }
+        loop.written.ring()
+    }
+
     /// Stops after the takes already ended are written; a take still open is abandoned.
     public func stop() {
         stopping.store(true, ordering: .releasing)
@@ -67,20 +97,67 @@ public final class TakeWriter: Sendable {
         var cursor = loop.ring.releasedPosition
         var frame = 0  // the capture frame at `cursor`
         var open: (request: Request, encoder: TakeEncoder)?
+        var resyncing = false  // past a gap: the frames read are not where the timeline says until the ring drains
         let frameBytes = format.bytesPerFrame
         let scratch = FixedBuffer<UInt8>(byteCount: 4096 * frameBytes)
+        func fail(_ id: Int64, _ reason: String) {
+            folder.discard(id)
+            requests.withLock { $0.removeAll { $0.id == id } }
+            report.yield(.failed(id: id, reason: reason))
+        }
         while true {
-            let readable = loop.ring.readableBytes(from: cursor) / frameBytes
+            // A gap: the disk fell behind, the ring filled and the capture dropped frames after ring byte `gap`.
+            // Up to it the frames are where the timeline says (takes ending before it are whole); a take open across
+            // it is lost; after it, the timeline is found again once the ring is drained (every frame counted was
+            // then read or dropped).
+            let gap = loop.gapPosition.load(ordering: .acquiring)
+            if gap >= 0, cursor >= gap, !resyncing {
+                resyncing = true
+                if let take = open {
+                    fail(take.request.id, "the disk fell behind: the capture dropped frames")
+                    open = nil
+                }
+            }
+            if resyncing {
+                loop.gapPosition.store(-1, ordering: .releasing)
+                let captured = loop.capturedFrames.load(ordering: .acquiring)
+                let readable = loop.ring.readableBytes(from: cursor)
+                if readable == 0 {
+                    frame = captured
+                    position.store(frame, ordering: .relaxed)
+                    resyncing = false
+                } else {
+                    cursor += readable
+                    loop.ring.release(upTo: cursor)
+                }
+                continue
+            }
+            var readable = loop.ring.readableBytes(from: cursor) / frameBytes
+            if gap >= 0 { readable = min(readable, (gap - cursor) / frameBytes) }
             let lost = loop.lostCode.load(ordering: .acquiring)
-            if readable == 0 {
-                if stopping.load(ordering: .acquiring) || lost != 0 {
+            if let openID = open?.request.id, let reason = abandoned.withLock({ $0.removeValue(forKey: openID) }) {
+                fail(openID, reason)
+                open = nil
+            }
+            let others: [Int64: String] = abandoned.withLock { list in
+                let taken = list
+                list.removeAll()
+                return taken
+            }
+            for (id, reason) in others { report.yield(.failed(id: id, reason: reason)) }
+            // The writer stays `holdFrames` behind the capture: the next pass's take is asked for once that pass is
+            // heard (a tick later), and may begin a few frames before the computed end of the take being written
+            // (the clocks' lines); frames written already could not be its. Frames before a gap are not held
+            // (nothing contiguous follows them), nor when stopping or the device is gone (the ring is drained).
+            var usable = readable
+            if gap < 0, lost == 0, !stopping.load(ordering: .acquiring) { usable = max(0, readable - holdFrames) }
+            if usable == 0 {
+                if stopping.load(ordering: .acquiring) || (lost != 0 && readable == 0) {
                     if let take = open {
-                        folder.discard(take.request.id)
-                        report.yield(.failed(id: take.request.id, reason: lost != 0
-                            ? "the capture device went away (error \(lost))" : "recording stopped"))
+                        fail(take.request.id, lost != 0
+                            ? "the capture device went away (error \(lost))" : "recording stopped")
                     }
-                    for request in requests.withLock({ list in defer { list.removeAll() }; return list })
-                        where open?.request.id != request.id {
+                    for request in requests.withLock({ list in defer { list.removeAll() }; return list }) {
                         report.yield(.failed(id: request.id, reason: "recording stopped before the take"))
                     }
                     report.finish()
@@ -89,7 +166,7 @@ public final class TakeWriter: Sendable {
                 _ = loop.written.wait(nanoseconds: 100_000_000)
                 continue
             }
-            let n = min(readable, 4096)
+            let n = min(usable, 4096)
             loop.ring.copy(from: cursor, into: scratch.raw, count: n * frameBytes)
             var offset = 0
             while offset < n {
@@ -116,13 +193,13 @@ public final class TakeWriter: Sendable {
                     offset = min(n, max(offset + 1, next - frame))
                     continue
                 }
-                let end = requests.withLock { list in list.first(where: { $0.id == take.request.id })?.end } ?? Int.max
+                guard let end = requests.withLock({ list in
+                    list.first(where: { $0.id == take.request.id }).map { $0.end ?? Int.max }
+                }) else { break }  // abandoned meanwhile: handled at the top of the next round
                 let count = min(n - offset, end - (frame + offset))
                 if count > 0, !take.encoder.append(scratch.raw + offset * frameBytes, frames: count) {
-                    folder.discard(take.request.id)
-                    requests.withLock { $0.removeAll { $0.id == take.request.id } }
-                    report.yield(.failed(id: take.request.id, reason: TakeFolder.Failure(
-                        "writing take \(take.request.id)", errno: take.encoder.writeError).description))
+                    fail(take.request.id, TakeFolder.Failure("writing take \(take.request.id)",
+                                                             errno: take.encoder.writeError).description)
                     open = nil
                     offset = n
                     continue
@@ -132,10 +209,14 @@ public final class TakeWriter: Sendable {
                     requests.withLock { $0.removeAll { $0.id == take.request.id } }
                     finish(take.request.id, take.encoder)
                     open = nil
+                    // The rest of the block is held like any frames with no take: the next pass's take, asked for
+                    // once that pass is heard, begins about here (skipping the block lost it: "already gone by").
+                    break
                 }
             }
-            cursor += n * frameBytes
-            frame += n
+            cursor += offset * frameBytes
+            frame += offset
+            position.store(frame, ordering: .relaxed)
             loop.ring.release(upTo: cursor)
         }
     }

@@ -10,7 +10,29 @@ import Player
 /// `audio.output`), to check a DAC, its wiring and its volume without the library or the daemon.
 struct AudioCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "audio", abstract: "Check the audio output.",
-                                                    subcommands: [Test.self], defaultSubcommand: Test.self)
+                                                    subcommands: [Test.self, Latency.self], defaultSubcommand: Test.self)
+
+    /// `fermata audio latency`: asks fermatad to play clicks on the output and hear them on `record.device`, and to
+    /// keep the round trip (a take is moved by it to line up with its pass). Playback must be stopped.
+    struct Latency: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "latency",
+            abstract: "Measure the round trip from the output to the capture device (playback stopped), for recording.")
+        @OptionGroup var connection: ConnectionOptions
+        @Option(help: "The rate to measure at (8000-384000 Hz; default: the output's).") var rate: Int?
+
+        func validate() throws {
+            if let rate, !(8_000...384_000).contains(rate) { throw ValidationError("--rate must be 8000-384000 Hz") }
+        }
+
+        func run() throws {
+            try withConnection(connection) { client in
+                let answer = dictionary(try client.command(rate.map { "audiolatency \($0)" } ?? "audiolatency"))
+                print("round trip: \(answer["latency_ms"] ?? "?") ms (\(answer["latency_frames"] ?? "?") frames at "
+                    + "\(answer["rate"] ?? "?") Hz); takes are moved by it from now on")
+            }
+        }
+    }
 
     struct Test: ParsableCommand {
         static let configuration = CommandConfiguration(

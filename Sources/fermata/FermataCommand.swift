@@ -16,7 +16,7 @@ struct FermataCommand: AsyncParsableCommand {
             SectionCommand.self, TrainerCommand.self, CountInCommand.self, AnnounceCommand.self,
             ScanCommand.self, AudioCommand.self, ConfigCommand.self, DoctorCommand.self, GPIOCommand.self,
             PracticeStatsCommand.self, CardCommand.self, InputCommand.self, WebCommand.self, SleepCommand.self,
-            AlarmCommand.self,
+            AlarmCommand.self, RecordCommand.self, TakesCommand.self,
         ]
     )
 }

@@ -240,6 +240,7 @@ enum ProtocolFuzzCorpus {
         "add": [MusicFixture.uno.path], "addid": [MusicFixture.dos.path, "0"],
         "alarm_add": ["07:00", "weekdays", "playlist:fuzz-list", "40", "5"], "alarm_enable": ["1", "0"],
         "alarm_remove": ["1"], "alarms": [], "sleep_timer": ["600"],
+        "audiolatency": ["48000"], "playtake": ["1", "alternate", "2"], "record": ["off"], "takedelete": ["1"], "takes": [],
         "albumart": [MusicFixture.one.path, "0"], "announce": ["fuzz"], "announce_mode": ["over", "tracks"],
         "binarylimit": ["8192"], "bpm": ["120", "0.5"], "cardassign": ["123", "action:next", "50"], "cardforget": ["123"],
         "cardlearn": ["album:Second"], "cardread": ["123"], "cards": [], "channels": [], "clear": [], "clearerror": [], "close": [], "commands": [], "consume": ["0"],

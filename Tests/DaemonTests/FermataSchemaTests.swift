@@ -16,6 +16,7 @@ import TestSupport
             "v1-queue-state", "v2-output-state", "v2-practice", "v3-position-sequence", "v4-queue-segments",
             "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-key-and-beat", "v9-practice-key-and-beat",
             "v10-practice-sections", "v11-queue-entries-keyed", "v12-web-access", "v13-practice-trainer", "v14-takes", "v15-alarms",
+            "v16-record-latency",
         ])
     }
 
@@ -26,9 +27,10 @@ import TestSupport
         try DatabaseSchema.fermata.migrations.makeMigrator().migrate(old, upTo: "v4-queue-segments")
         try old.close()
         let database = try FermataDatabase(stateDirectory: dir.path, schema: .fermata)
-        #expect(database.appliedMigrations.suffix(11) == [
+        #expect(database.appliedMigrations.suffix(12) == [
             "v5-practice-keeps-identities", "v6-player-tempo", "v7-cards", "v8-player-key-and-beat", "v9-practice-key-and-beat",
             "v10-practice-sections", "v11-queue-entries-keyed", "v12-web-access", "v13-practice-trainer", "v14-takes", "v15-alarms",
+            "v16-record-latency",
         ])
     }
 }

@@ -50,6 +50,10 @@ public actor InMemoryBackend: MPDBackend {
     /// The sleep timer's seconds left (no clock: it stays as set) and the alarms (`InMemoryBackend+Timers`).
     var sleepSeconds: Int?
     var alarmList: [Alarm] = []
+    /// Recording as plain values (`InMemoryBackend+Record`): on or off, the takes, the takes played.
+    var recordOn = false
+    public var takeList: [TakeReport] = []
+    public var playedTakes: [String] = []
 
     /// Every transport action received, in order.
     public private(set) var performed: [ControlAction] = []

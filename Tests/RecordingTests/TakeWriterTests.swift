@@ -73,8 +73,10 @@ import Testing
     }
 
     /// Runs the capture and the writer with `takes` asked for up front, until the writer reports `count` outcomes.
-    static func record(_ rig: Rig, takes: [(id: Int64, start: Int, end: Int)]) async -> [TakeWriter.Outcome] {
-        let loop = CaptureLoop(device: rig.device, seconds: 1)
+    /// The ring holds `ringSeconds` (the capture from the file is not paced: it fills a small ring at once).
+    static func record(_ rig: Rig, takes: [(id: Int64, start: Int, end: Int)], ringSeconds: Int = 1) async
+        -> [TakeWriter.Outcome] {
+        let loop = CaptureLoop(device: rig.device, seconds: ringSeconds)
         let writer = TakeWriter(loop: loop, folder: rig.folder, format: format)
         for take in takes {
             writer.begin(id: take.id, atFrame: take.start)
@@ -144,5 +146,67 @@ import Testing
             #expect(error.description.hasPrefix("cannot open the capture device nosuchpcm"))
         }
         _ = directory
+    }
+
+    /// The disk fell behind: the ring (1 s) filled and the capture dropped frames after it. A take that ended before
+    /// the gap is whole; the take across it is lost, its partial file removed, and nothing is committed of it.
+    @Test(.timeLimit(.minutes(1))) func aTakeAcrossTheGapAFullRingLeftIsLostAndTheOneBeforeKept() async throws {
+        let rig = try Rig(frames: 120_000)
+        let loop = CaptureLoop(device: rig.device, seconds: 1)
+        let writer = TakeWriter(loop: loop, folder: rig.folder, format: Self.format)
+        writer.begin(id: 1, atFrame: 100)
+        writer.end(id: 1, atFrame: 5_000)
+        writer.begin(id: 2, atFrame: 10_000)
+        writer.end(id: 2, atFrame: 100_000)
+        // The capture runs alone until the ring is full and dropping: the writer is "the disk", late.
+        let capture = WorkerThread.started(name: "test-capture") { loop.run() }
+        #expect(try await Patience.wait { loop.droppedFrames.load(ordering: .relaxed) > 0 })
+        let writing = WorkerThread.started(name: "test-writer") { writer.run() }
+        var outcomes: [TakeWriter.Outcome] = []
+        for await outcome in writer.finished {
+            outcomes.append(outcome)
+            if outcomes.count == 2 { break }
+        }
+        loop.stop()
+        writer.stop()
+        capture.join()
+        writing.join()
+        #expect(outcomes == [.committed(id: 1, frames: 4_900, format: Self.format),
+                             .failed(id: 2, reason: "the disk fell behind: the capture dropped frames")])
+        #expect(try Self.decode(rig.folder.takePath(1)) == Array(rig.source[200..<10_000]))
+        #expect(rig.folder.takeIDs() == [1])
+        #expect(!FileManager.default.fileExists(atPath: rig.folder.partialPath(2)))
+    }
+
+    /// The capture device went away (its error published as the capture thread does) in the middle of a take, and a
+    /// stop in the middle of another: neither leaves a take or a partial file, and each says why. The capture thread's
+    /// part is played by the test (the ring filled and the counters published as `CaptureLoop.run` does), so the
+    /// device is gone exactly mid-take.
+    @Test(.timeLimit(.minutes(1))) func aDeviceGoneOrAStopMidTakeLeavesNoTake() async throws {
+        for gone in [true, false] {
+            let rig = try Rig(frames: 20_000)
+            let loop = CaptureLoop(device: rig.device, seconds: 8)
+            let writer = TakeWriter(loop: loop, folder: rig.folder, format: Self.format, holdFrames: 0)
+            writer.begin(id: 1, atFrame: 1_000)  // no end yet: the pass goes on
+            let writing = WorkerThread.started(name: "test-writer") { writer.run() }
+            rig.source.withUnsafeBytes { _ = loop.ring.write($0) }
+            loop.capturedFrames.add(20_000, ordering: .releasing)
+            loop.written.ring()
+            #expect(try await Patience.wait { writer.position.load(ordering: .relaxed) == 20_000 })
+            #expect(FileManager.default.fileExists(atPath: rig.folder.partialPath(1)), "the take is being written")
+            if gone {
+                loop.lostCode.store(-19, ordering: .releasing)  // ENODEV, as a USB device pulled out
+                loop.written.ring()
+            } else {
+                writer.stop()
+            }
+            var outcomes: [TakeWriter.Outcome] = []
+            for await outcome in writer.finished { outcomes.append(outcome) }
+            writer.stop()
+            writing.join()
+            #expect(outcomes == [.failed(id: 1, reason: gone ? "the capture device went away (error -19)" : "recording stopped")])
+            #expect(rig.folder.takeIDs().isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: rig.folder.partialPath(1)))
+        }
     }
 }

@@ -1,0 +1,81 @@
+import AudioCore
+import Engine
+import Recording
+
+/// One capture running: the capture device open at the output's rate, its thread and the take writer's, the two clock
+/// lines and the plan that turns the passes heard into takes. Made by `RecordingService` when recording is on and the
+/// output plays, ended when recording goes off, the output's rate changes or the device goes away.
+///
+/// Threads: made, driven (`poll`) and closed by the recording service's task only; the capture and writer threads
+/// reach it through their own objects (`CaptureLoop`, `TakeWriter`), never this one.
+final class RecordingSession: @unchecked Sendable {
+    let device: CaptureDevice
+    let loop: CaptureLoop
+    let writer: TakeWriter
+    let format: AudioFormat
+    let latencyFrames: Int
+    var plan: RecordingPlan
+    var outputLine: ClockLine
+    var captureLine: ClockLine
+    private var outputEpoch = 0
+    private let captureThread: WorkerThread
+    private let writerThread: WorkerThread
+
+    /// Opens `device` at `format`'s rate and starts both threads; throws the device's refusal in words.
+    init(device name: String, format requested: AudioFormat, folder: TakeFolder, latencyFrames: Int, nextID: Int64,
+         priority: WorkerThread.Priority, configText: String? = nil) throws(CaptureDevice.OpenError) {
+        device = CaptureDevice(name: name, configText: configText)
+        try device.open(AudioFormat(sampleRate: requested.sampleRate, channels: min(2, max(1, requested.channels)),
+                                    encoding: .s16), periodFrames: max(64, requested.sampleRate / 100))
+        format = device.format ?? requested
+        loop = CaptureLoop(device: device, seconds: 4)
+        writer = TakeWriter(loop: loop, folder: folder, format: format)
+        self.latencyFrames = latencyFrames
+        plan = RecordingPlan(nextID: nextID)
+        outputLine = ClockLine(nominalRate: requested.sampleRate)
+        captureLine = ClockLine(nominalRate: format.sampleRate)
+        let loop = self.loop, writer = self.writer
+        captureThread = WorkerThread.started(name: "fermata-capture", priority: priority) { loop.run() }
+        writerThread = WorkerThread.started(name: "fermata-takes", priority: .normal) { writer.run() }
+    }
+
+    /// The capture frame now (the capture clock's newest reading).
+    var captureFrameNow: Int64 { loop.clock.read().frame }
+
+    /// The device's error when it went away (nil: capturing).
+    var lostCode: Int32? {
+        let code = loop.lostCode.load(ordering: .acquiring)
+        return code == 0 ? nil : code
+    }
+
+    /// Takes a reading of each clock (the output's restarts its line at a new epoch).
+    func sampleClocks(heard: HeardClockReading) {
+        if heard.bytesPerFrame > 0 {
+            if heard.epoch != outputEpoch {
+                outputEpoch = heard.epoch
+                outputLine.reset()
+            }
+            outputLine.add(frame: heard.frame, nanoseconds: heard.nanoseconds)
+        }
+        let capture = loop.clock.read()
+        if capture.nanoseconds > 0 { captureLine.add(frame: capture.frame, nanoseconds: capture.nanoseconds) }
+    }
+
+    /// Where the listener's sound from `mark` arrives in the capture: its heard instant through the output's line,
+    /// that instant through the capture's line, plus the round trip. Nil until both lines have a dozen readings.
+    func captureFrame(for mark: HeardMark) -> Int64? {
+        guard mark.epoch == outputEpoch, outputLine.count >= 12, captureLine.count >= 12,
+              let instant = outputLine.nanoseconds(atFrame: Double(mark.frame)),
+              let frame = captureLine.frame(atNanoseconds: instant), frame.isFinite, abs(frame) < 1e15 else { return nil }
+        return Int64(frame.rounded()) + Int64(latencyFrames)
+    }
+
+    /// Stops both threads (a take still open is abandoned by the writer) and closes the device.
+    func close() {
+        loop.stop()
+        writer.stop()
+        captureThread.join()
+        writerThread.join()
+        device.close()
+    }
+}
