@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import TestSupport
 @testable import WebRemote
 
 /// The event hub (`WebEvents`) with a status that records when it was read: a burst of player changes gets its
@@ -40,6 +41,22 @@ import Testing
         return all
     }
 
+    /// A hub running for `body`, with one stream subscribed whose frames are collected as they come; `body` may wait
+    /// for a frame (`Patience`: progress, not a fixed time, so a loaded machine only makes it slower).
+    static func collecting(_ readings: Readings,
+                           _ body: (WebEvents, @Sendable () -> [String]) async throws -> Void) async throws -> [String] {
+        let hub = WebEvents(status: { readings.read() }, scan: { nil }, settle: Self.settle)
+        let running = Task { await hub.run() }
+        defer { running.cancel() }
+        let (id, frames) = try #require(await hub.subscribe())
+        let seen = Mutex<[String]>([])
+        let reader = Task { for await frame in frames { seen.withLock { $0.append(frame) } } }
+        try await body(hub, { seen.withLock { $0 } })
+        hub.unsubscribe(id)
+        await reader.value
+        return seen.withLock { $0 }
+    }
+
     @Test func aBurstOfPlayerChangesGetsItsStatusAtOnceAndOneMoreWhenItSettles() async throws {
         let readings = Readings()
         var burst = (first: ContinuousClock.now, last: ContinuousClock.now)
@@ -64,8 +81,10 @@ import Testing
 
     @Test func aQueueChangeGetsNoStatusAndNoFollowUp() async throws {
         let readings = Readings()
-        let frames = try await Self.withHub(readings) { hub in
+        let frames = try await Self.collecting(readings) { hub, seen in
             hub.changed(.playlist)
+            _ = try await Patience.wait { seen().contains("event: queue\ndata: {}\n\n") }
+            // No follow-up may come: wait past the settle time once the change has been delivered.
             try await Task.sleep(for: Self.settle * 2)
         }
         #expect(readings.times.withLock { $0.count } == 1, "only the stream's first status")
@@ -73,9 +92,11 @@ import Testing
     }
 
     @Test func practiceWrittenIsAPracticeEvent() async throws {
-        let frames = try await Self.withHub(Readings()) { hub in
+        // Published once the stream is open (a hub with no page drops it: nobody to tell), then waited for.
+        let frames = try await Self.collecting(Readings()) { hub, seen in
+            _ = try await Patience.wait { !seen().isEmpty }
             hub.publish(.practice)
-            try await Task.sleep(for: .milliseconds(200))
+            _ = try await Patience.wait { seen().contains("event: practice\ndata: {}\n\n") }
         }
         #expect(frames.contains("event: practice\ndata: {}\n\n"), "\(frames)")
     }
