@@ -70,7 +70,10 @@ struct ReleaseUpgradeTests {
         let client = try await daemon.connected()
         for (command, expected) in recorded {
             let reply = try client.ok(command)
-            let now = reply.pairs.map { "\($0.key): \($0.value)" }
+            // Nothing lost: every line the release answered, in its order. A field a later release added (1.0.0's
+            // `loop_status` had no `loop_pass`) is new, not a change: lines of keys the release never sent are left out.
+            let known = Set(expected.map { $0.prefix { $0 != ":" } })
+            let now = reply.pairs.map { "\($0.key): \($0.value)" }.filter { known.contains($0.prefix { $0 != ":" }) }
             #expect(Self.comparable(command, now) == Self.comparable(command, expected),
                     "\(version): `\(command)` answers differently after the upgrade")
             if command == "status" {

@@ -32,8 +32,11 @@ import TestSupport
         #expect(try await Self.tick(sleep) { await rig.player.status().state == .paused })
         #expect(await sleep.remaining() == nil)
         #expect(await rig.player.status().volume == 60, "the volume clients see never moved")
-        #expect(try await Patience.wait { rig.engine.fadeState(of: fade) == .released },
-                "the output let the silence go as it paused: play is heard at full level")
+        // Let go as the output paused (`released`) — or, on a machine loaded enough that nothing of the fade was heard
+        // before the timer's late grace paused playback, called off (`superseded`): either way play is heard at full
+        // level, never held silent.
+        #expect(try await Patience.wait { [.released, .superseded].contains(rig.engine.fadeState(of: fade)) },
+                "the output let the silence go as it paused: play is heard at full level (\(rig.engine.fadeState(of: fade)))")
     }
 
     @Test func aPauseDuringTheFadeEndsTheTimer() async throws {

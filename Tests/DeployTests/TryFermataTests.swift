@@ -122,7 +122,9 @@ extension TryFermataTests {
         let clone = folder.file("fermata"), home = folder.file("home"), album = home + "/Music/Owner/Album"
         try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
         let wav = folder.file("tone.wav")
-        let samples = (0..<(44_100 * 3)).map { Int32(8_000 * sin(Double($0) * 2 * .pi * 440 / 44_100)) }
+        // A minute long: a 3 s tone had played to its end, on a loaded CI machine, before a `fermata status` poll
+        // (a process start each) saw it playing, and the test read "stopped" for 15 minutes.
+        let samples = (0..<(44_100 * 60)).map { Int32(8_000 * sin(Double($0) * 2 * .pi * 440 / 44_100)) }
         try WAVFixture.write(path: wav, samples: samples, channels: 1, sampleRate: 44_100, kind: .pcm16)
         try LossyFixture.encode(kind, wav: wav, to: album + "/01 Tone." + kind.fileExtension)
         let cloned = try await DeployTests().run("/usr/bin/git", ["clone", "--quiet", DeployTests.project, clone])

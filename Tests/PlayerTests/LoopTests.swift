@@ -90,9 +90,11 @@ import Testing
             return status.entryID == rig.ids[1]
         }
         #expect(finished, "the second entry was reached")
-        #expect(seen.last == 3 && seen == seen.sorted() && Set(seen).count == seen.count,
-                "passes heard in order, up to 3: \(seen)")
-        // A poll starved for longer than a pass may miss one (the machine loaded); otherwise each is seen.
+        #expect(!seen.isEmpty && seen == seen.sorted() && Set(seen).count == seen.count && seen.allSatisfy { (1...3).contains($0) },
+                "passes heard in order, none past 3: \(seen)")
+        // A poll starved for longer than a pass may miss one, the last too (a loaded CI machine did: the next entry
+        // had begun when the poll came back); otherwise each is seen. The engine's own test
+        // (`theSeamIsToldOnceHeard`) holds the seams exactly whatever the load.
         if longestGap < .milliseconds(900) { #expect(seen == [1, 2, 3], "\(seen)") }
         let after = await player.status()
         #expect(after.loopPass == nil, "no loop on the next entry: no pass")

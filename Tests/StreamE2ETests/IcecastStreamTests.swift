@@ -42,8 +42,15 @@ import TestSupport
     @Test func everyFormatPlaysAsTheReferenceDecodesIt() async throws {
         let icecast = try await onThread { try Icecast() }
         let urls = try await onThread { try Self.mounts.map { try icecast.feed($0.mount, $0.file) } }
-        // One daemon a mount, side by side, each capturing its output (8 bytes a frame: stereo f32 or s32).
-        let daemons = try await onThread { try Self.mounts.map { _ in try StreamDaemon(output: "file:$ROOT/capture.raw") } }
+        // One daemon a mount, side by side, each capturing its output (8 bytes a frame: stereo f32 or s32). A network
+        // buffer of 5 s, not the default 2: the suite runs beside the others on 2 busy cores, and a reader starved for
+        // longer than its buffer inserts a silence the comparison rightly refuses (the capture is then not the
+        // stream's samples); 5 s of Icecast's burst and real time still leaves 15 s of the 20 s source to compare.
+        let daemons = try await onThread {
+            try Self.mounts.map { _ in
+                try StreamDaemon(output: "file:$ROOT/capture.raw", config: "[streams]\nbuffer_ms = 5000\n")
+            }
+        }
         try await onThread {
             for (daemon, url) in zip(daemons, urls) {
                 try daemon.ok("add " + url.quoted)

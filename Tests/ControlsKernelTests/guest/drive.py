@@ -34,11 +34,28 @@ STATUS = sys.argv[3] if sys.argv[1] == "full" and len(sys.argv) > 3 else None
 pending = None
 
 
+# What the status must show once a step has been taken in, for the steps the test judges: the status is polled until
+# it does (at most 30 s) rather than read once after a fixed pause, which an emulated CPU on a loaded machine overran
+# (a CI run read a step's status before the daemon had acted on it). A step not listed is read once, as before.
+SETTLED = {
+    "double-tap play": lambda out: "[playing]" in out,
+    "tap mode": lambda out: "repeat: on" in out,
+    "tap next": lambda out: "#2/2" in out,
+    "chord next+previous": lambda out: "[playing]" not in out,
+}
+
+
 def note(text):
     """Starts a step; first records the state the previous step left (when there is a status command)."""
     global pending
     if STATUS and pending:
-        out = subprocess.run(STATUS, shell=True, capture_output=True, text=True).stdout
+        ready = SETTLED.get(pending, lambda out: True)
+        start = time.monotonic()
+        while True:
+            out = subprocess.run(STATUS, shell=True, capture_output=True, text=True).stdout
+            if ready(out) or time.monotonic() - start > 30:
+                break
+            sleep_ms(100)
         log.write(f"status after {pending}:\n{out}")
     pending = text
     log.write(f"{time.monotonic_ns()} {text}\n")
