@@ -108,7 +108,7 @@ struct ControlsKernelTests {
         // Play held past the 3 s hold time: the shutdown action (turned on in the scenario's configuration) asks
         // for a power-off by creating the request file the fermata-poweroff.path unit watches.
         let request = try? String(contentsOfFile: out + "/poweroff-request", encoding: .utf8)
-        #expect(request?.contains("requested by the shutdown control") == true, "\(log)")
+        #expect(request?.contains("requested (controls: shutdown held)") == true, "\(log)")
         #expect(log.contains("shutdown held: wrote \(out)/poweroff-request"), "\(log)")
     }
 

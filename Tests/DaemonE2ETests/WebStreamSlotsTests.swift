@@ -14,7 +14,7 @@ import TestSupport
     static let bound: Duration = .seconds(10)
 
     /// Forty pages one after the other, each closing its connection once its first status has arrived: every one is
-    /// accepted (no 429), each within the bound.
+    /// accepted (no 429).
     @Test func fortyReloadsInARowAreEachAccepted() async throws {
         try await Self.withDaemon { port in
             var slowest: Duration = .zero
@@ -29,7 +29,8 @@ import TestSupport
                     Issue.record("page \(page): its event stream was refused: \(head)")
                     return
                 }
-                #expect(took <= Self.bound, "page \(page) took \(took)")
+                // No time bound per page (a loaded machine may take seconds): a place kept after its page closed shows
+                // as a 429 by the seventeenth page, whatever the load.
             }
             print("web streams: 40 pages in a row, the slowest first status after \(slowest)")
         }

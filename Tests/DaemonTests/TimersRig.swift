@@ -31,7 +31,8 @@ struct TimersRig {
         let music = dir.file("music")
         try FileManager.default.createDirectory(atPath: music + "/wake", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir.file("state/playlists"), withIntermediateDirectories: true)
-        try await NullSinkPlayer.writeSweep(music + "/wake/1.flac", seconds: 4, seed: 5)
+        // Long enough that no test sees it end: on a loaded machine, 4 s had played out before a check read "playing".
+        try await NullSinkPlayer.writeSweep(music + "/wake/1.flac", seconds: 40, seed: 5)
         database = try FermataDatabase(stateDirectory: dir.file("state"), schema: .fermata)
         var settings = DaemonConfig()
         settings.output = "null"

@@ -130,6 +130,9 @@ import Testing
         }
         engine.shutdown()
         #expect(told.map(\.pass) == [2, 3], "\(told)")
-        #expect(told.allSatisfy { $0.read >= $0.pass }, "the position read at each seam's event: \(told)")
+        // Read late, the position is that pass or a later one — or, for the last pass, already past the loop (the
+        // track plays on after it, no pass: 1), which a starved test read once. The defect read the pass before.
+        #expect(told.allSatisfy { $0.read >= $0.pass || ($0.pass == 3 && $0.read == 1) },
+                "the position read at each seam's event: \(told)")
     }
 }

@@ -165,12 +165,12 @@ import TestSupport
 
     /// Observes until `entry` is heard (its position moves), 20 s at most.
     func heard(_ entry: EntryID, _ player: Player, _ recorder: PracticeRecorder) async throws {
-        for _ in 0..<1000 {
+        // Bounded by progress (Patience), not by 1,000 polls: a loaded machine may take longer to start playing.
+        let heard = try await Patience.wait {
             await recorder.observe()
             let status = await player.status()
-            if status.entryID == entry, status.elapsed > 0.3 { return }
-            try await Task.sleep(for: .milliseconds(20))
+            return status.entryID == entry && status.elapsed > 0.3
         }
-        Issue.record("entry \(entry) was never heard")
+        if !heard { Issue.record("entry \(entry) was never heard") }
     }
 }

@@ -96,7 +96,7 @@ import Testing
     }
 
     /// The plan's orders to the real writer: the passes' takes hold exactly their frames of the capture.
-    @Test(.timeLimit(.minutes(1))) func thePlansTakesAreWrittenWhole() async throws {
+    @Test(.timeLimit(.minutes(10))) func thePlansTakesAreWrittenWhole() async throws {
         let rig = try TakeWriterTests.Rig(frames: 200_000)
         var plan = RecordingPlan(nextID: 1)
         _ = plan.loopChanged(Self.loop, captureFrameNow: 0)

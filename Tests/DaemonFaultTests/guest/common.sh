@@ -31,7 +31,7 @@ start_daemon() {
     "$fermatad" --config "$out/fermata.toml" --music "$out/music" --state "$1" --output "$2" \
         --listen 127.0.0.1:6600 --socket "" --resume off --checkpoint-interval 1 >> "$log" 2>&1 &
     pid=$!
-    wait_for 60 mpd ping > /dev/null 2>&1 || { echo "fermatad did not answer" >&2; return 1; }
+    wait_for 240 mpd ping > /dev/null 2>&1 || { echo "fermatad did not answer within 240 s" >&2; return 1; }
 }
 # stop_daemon: SIGTERM and the exit status as "exit N".
 stop_daemon() { kill -TERM "$pid"; wait "$pid"; echo "exit $?"; }
