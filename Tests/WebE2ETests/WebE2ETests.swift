@@ -89,9 +89,8 @@ extension WebE2ETests {
         }
 
         /// A capture device paced in real time with no sound card, as `RecordingServiceTests` does it but through the
-        /// built fermatad: alsa-lib's `file` capture reading a FIFO the script feeds 10 ms of noise every 10 ms
-        /// (`ALSA_CONFIG_PATH` names the configuration that defines it; a `plug` fixes the FIFO's format at 48 kHz,
-        /// stereo, 16-bit whatever rate the music plays at). Turned on from the page while a 2 s loop plays, takes are
+        /// built fermatad: alsa-lib's `file` capture reading a FIFO the script feeds 10 ms of noise every 10 ms at
+        /// the music's rate and channels (`ALSA_CONFIG_PATH` names the configuration that defines it). Turned on from the page while a 2 s loop plays, takes are
         /// kept and the page lists them under the loop (date, pass, tempo, length); Play queues the take alone,
         /// Alternate the original and the take twice (MPD's queue says so), Delete asks first and then removes it.
         /// `{phone,tablet}-{light,dark}-recording.png` in scenario g's folder show the takes listed.
@@ -116,12 +115,11 @@ extension WebE2ETests {
             return WebPrograms.shotsFolder
         }
 
-        /// alsa-lib's configuration of the paced capture: `pacedcap` converts to what the FIFO holds.
+        /// alsa-lib's configuration of the paced capture: `pacedcap` reads the FIFO.
         static func captureConfig(fifo: String) -> String {
             """
             pcm.pacednull { type null }
-            pcm.pacedfile { type file slave.pcm "pacednull" file "/dev/null" infile "\(fifo)" format "raw" }
-            pcm.pacedcap { type plug slave { pcm "pacedfile" format S16_LE channels 2 rate 48000 } }
+            pcm.pacedcap { type file slave.pcm "pacednull" file "/dev/null" infile "\(fifo)" format "raw" }
 
             """
         }

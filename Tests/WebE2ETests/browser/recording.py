@@ -6,7 +6,8 @@ capture device; tapped, it is refused in words (the API's 409, shown where the t
 off.
 
 With one (`capture`: true; the daemon's record.device reads `fifo` through alsa-lib's `file` capture): this script
-feeds the FIFO 10 ms of stereo 16-bit noise at 48 kHz every 10 ms (a device's pace), plays a 2 s loop, turns Record on
+feeds the FIFO 10 ms of 16-bit noise every 10 ms at the rate and channels the music plays at (the capture reads a
+10 ms period at a time, and alsa-lib's `file` capture returns after each chunk the FIFO gives: a device's pace), plays a 2 s loop, turns Record on
 from the page and waits for takes; the page lists them under the loop with date, pass, tempo and length. Play queues
 the take alone and plays it, Alternate the original's loop and the take twice (MPD's queue and status say so), Delete
 asks first and then removes it (MPD's `takes` and the page follow).
@@ -45,7 +46,7 @@ class Feeder:
     """Writes 10 ms of noise every 10 ms into the FIFO (opened read-write and non-blocking: it never waits for the
     reader, and a full FIFO drops the chunk as a device would)."""
 
-    def __init__(self, path, rate=48000, channels=2):
+    def __init__(self, path, rate, channels):
         if not os.path.exists(path):
             os.mkfifo(path, 0o600)
         self.fd = os.open(path, os.O_RDWR | os.O_NONBLOCK)
@@ -89,21 +90,26 @@ def takes(mpd):
 def run(s, report):
     mpd = MPD(s.mpd_port)
     stall = s.stall
-    feeder = Feeder(s.fifo) if s.get("capture") else None
+    feeder = None
     try:
-        body(s, report, mpd, stall, feeder)
+        mpd.ok("clear")
+        mpd.ok("add " + quote(s.album))
+        mpd.ok("play 0")
+        wait_for(lambda: mpd.ok("status").get("audio"), "playing", stall)
+        mpd.ok("loop_set 1 3")
+        if s.get("capture"):
+            # the capture is opened at the output's rate, 16-bit, at most two channels
+            rate, _, channels = mpd.ok("status")["audio"].split(":")
+            feeder = Feeder(s.fifo, int(rate), min(2, int(channels)))
+            report.info["capture"] = "%s Hz, %d channel(s)" % (rate, min(2, int(channels)))
+        body(s, report, mpd, stall)
     finally:
         if feeder:
             feeder.stop()
         mpd.close()
 
 
-def body(s, report, mpd, stall, feeder):
-    mpd.ok("clear")
-    mpd.ok("add " + quote(s.album))
-    mpd.ok("play 0")
-    wait_for(lambda: mpd.ok("status").get("state") == "play", "playing", stall)
-    mpd.ok("loop_set 1 3")
+def body(s, report, mpd, stall):
 
     d = browser(390, 844, "light")
     d.get(s.base + "#practice")
