@@ -449,10 +449,14 @@
     var s = pUI.sections.filter(function (x) { return near(x.start, a) && near(x.end, b); })[0];
     return s ? '§ ' + s.name : 'Loop ' + F.time(a, true) + ' – ' + F.time(b, true);
   }
+  // a take playing (Play, Alternate) is a file of the state folder's takes/: the list stays the track's
+  var isTake = function (f) { return /(^|\/)takes\/take-\d+\.flac$/.test(f || ''); };
   function takesLoad() {
     var S = F.S, song = S && S.song;
-    takeFile = song && !S.stream ? song.file : null;
-    pUI.takeTitle.textContent = song ? 'of “' + F.songTitle(song) + '”' : '';
+    if (!(song && isTake(song.file) && takeFile)) {
+      takeFile = song && !S.stream ? song.file : null;
+      pUI.takeTitle.textContent = song ? 'of “' + F.songTitle(song) + '”' : '';
+    }
     if (!takeFile) { fill(pUI.takeList, h('p', { class: 'mut' }, 'Nothing is playing.')); return Promise.resolve(); }
     var file = takeFile;
     return api('GET', '/api/takes' + qs({ path: file, limit: 500 })).then(function (r) {
