@@ -434,9 +434,8 @@
     var on = !(REC && REC.on);
     pUI.recBtn.disabled = true;
     api('POST', '/api/recording', { on: on }).then(recShow).catch(function (e) {
-      // the refusal in words, where it stays (and in the toast)
+      // the refusal in words, where it stays beside the toggle (not also in a toast over the takes)
       fill(pUI.recSay, h('span', { class: 'rec-err' }, 'Cannot record: ' + e.message));
-      toast(e.message);
     }).then(function () { pUI.recBtn.disabled = false; });
   }
   function when(t) {
