@@ -102,8 +102,6 @@ public struct DaemonRuntime: Sendable {
         let powerOff = PowerOffRequest(path: config.poweroffRequest)
         let timers = makeTimers(backend: backend, player: player, database: database, powerOff: powerOff)
         backend.timers.withLock { $0 = timers }
-        let recording = makeRecording(engine: engine, player: player, database: database, backend: backend)
-        backend.recording.withLock { $0 = recording }
         let cards = CardService(config: config.cards, volumeMax: config.volumeMax, backend: backend, player: player,
                                 store: store, logger: Logger(label: "fermata.cards"))
         backend.cardService.withLock { $0 = cards }
@@ -141,6 +139,10 @@ public struct DaemonRuntime: Sendable {
             await cards.reportReads { id, known, learned in events.publish(.card(id: id, known: known, learned: learned)) }
             await practice.reportWrites { events.publish(.practice) }
         }
+        // Made once the page's event hub is: a recording change is `player` to idle clients and `recording` to pages.
+        let recording = makeRecording(engine: engine, player: player, database: database, backend: backend,
+                                      events: web?.3)
+        backend.recording.withLock { $0 = recording }
         let notifier = SystemdNotifier()
         logger.info("\(controls.note)")
         for warning in controls.profile?.warnings ?? [] { logger.warning("controls: \(warning)") }
@@ -210,14 +212,17 @@ public struct DaemonRuntime: Sendable {
     }
 
     /// Recording yourself: the takes in the state folder's `takes`, the round trips measured in the database; clients
-    /// hear of a change as `player` (the page's status follows it).
-    func makeRecording(engine: PlaybackEngine, player: Player, database: FermataDatabase, backend: FermataBackend)
-        -> RecordingService {
+    /// hear of a change as `player` (the page's status follows it), and open pages as a `recording` event.
+    func makeRecording(engine: PlaybackEngine, player: Player, database: FermataDatabase, backend: FermataBackend,
+                       events: WebEvents? = nil) -> RecordingService {
         RecordingService(device: config.recordDevice, outputDevice: outputName, budgetMB: config.recordBudgetMB,
                          engine: engine, player: player,
                          takes: TakeStore(database: database, folder: TakeFolder(stateDirectory: config.stateDirectory)),
                          latencies: LatencyStore(database: database), logger: Logger(label: "fermata.record"),
-                         realtimePriority: config.realtimePriority, announce: { backend.idle.publish(.player) })
+                         realtimePriority: config.realtimePriority, announce: {
+                             backend.idle.publish(.player)
+                             events?.publish(.recording)
+                         })
     }
 
     /// The ALSA device: the configured one, or the board profile's when the configuration leaves it at the default.

@@ -58,9 +58,11 @@ public struct WebUploads: Sendable, Hashable {
 
 /// Live events the daemon hands the web remote besides the MPD backend's `idle` changes: a control used (a button, a
 /// pedal, a remote's key, the encoder), a card read, practice statistics written (time counted when playing paused,
-/// the track or the loop changed, and every 30 s while playing).
+/// the track or the loop changed, and every 30 s while playing), recording changed (on or off, its phase, a take kept
+/// or deleted, a problem).
 public enum WebSignal: Sendable, Hashable {
     case input(device: String?, control: String, gesture: String, action: String?)
     case card(id: String, known: Bool, learned: String?)
     case practice
+    case recording
 }

@@ -87,8 +87,8 @@ public final class WebEvents: Sendable {
     public func publish(_ signal: WebSignal) {
         let open = state.withLock { state -> Bool in
             guard !state.streams.isEmpty else { return false }
-            // `practice` says only "look again": one waiting is enough.
-            if signal == .practice, state.signals.contains(.practice) { return true }
+            // `practice` and `recording` say only "look again": one waiting is enough.
+            if signal == .practice || signal == .recording, state.signals.contains(signal) { return true }
             if state.signals.count < 64 { state.signals.append(signal) }
             return true
         }
@@ -219,6 +219,8 @@ public final class WebEvents: Sendable {
             frame("card", WebJSON.encode(WebJSON.CardEvent(id: id, known: known, learned: learned)))
         case .practice:
             frame("practice", Data("{}".utf8))
+        case .recording:
+            frame("recording", Data("{}".utf8))
         }
     }
 }

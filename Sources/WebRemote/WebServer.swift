@@ -53,6 +53,7 @@ public struct WebServer: Service {
         PracticeRoutes(api: api).register(on: router)
         BoxRoutes(api: api).register(on: router)
         TimerRoutes(api: api).register(on: router)
+        RecordingRoutes(api: api).register(on: router)
         AssetRoutes(assets: api.assets).register(on: router)
         return router
     }

@@ -72,3 +72,56 @@ extension WebE2ETests {
         }
     }
 }
+
+extension WebE2ETests {
+    /// Recording yourself on the practice page (`recording.py`).
+    @Suite struct Recording {
+        /// The daemon as the tests start it, no `record.device`: the Record toggle is shown, says there is no capture
+        /// device, and turning it on is refused in words (409); MPD's `record` stays off.
+        @Test(.enabled(if: WebPrograms.hasBrowser, "needs chromium, chromium-driver and python3-selenium (deploy/build-deps.sh)"))
+        func withNoCaptureDeviceTheToggleSaysSo() async throws {
+            try await WebDaemon.with { daemon in
+                var settings = daemon.settings
+                settings["capture"] = false
+                settings["shots"] = try Self.shots()
+                try await Scripts.run("recording.py", settings)
+            }
+        }
+
+        /// A capture device paced in real time with no sound card, as `RecordingServiceTests` does it but through the
+        /// built fermatad: alsa-lib's `file` capture reading a FIFO the script feeds 10 ms of noise every 10 ms at
+        /// the music's rate and channels (`ALSA_CONFIG_PATH` names the configuration that defines it). Turned on from the page while a 2 s loop plays, takes are
+        /// kept and the page lists them under the loop (date, pass, tempo, length); Play queues the take alone,
+        /// Alternate the original and the take twice (MPD's queue says so), Delete asks first and then removes it.
+        /// `{phone,tablet}-{light,dark}-recording.png` in scenario g's folder show the takes listed.
+        @Test(.enabled(if: WebPrograms.hasBrowser, "needs chromium, chromium-driver and python3-selenium (deploy/build-deps.sh)"))
+        func takesRecordedFromThePageAreListedAndPlayed() async throws {
+            let config = WebDaemon.Config(
+                toml: { _ in "[record]\ndevice = \"pacedcap\"\nbudget_mb = 64\n" },
+                environment: { root in ["ALSA_CONFIG_PATH": root + "/asoundrc"] },
+                files: { root in ["asoundrc": Self.captureConfig(fifo: root + "/capture.fifo")] })
+            try await WebDaemon.with(config: config) { daemon in
+                var settings = daemon.settings
+                settings["capture"] = true
+                settings["fifo"] = (daemon.state as NSString).deletingLastPathComponent + "/capture.fifo"
+                settings["shots"] = try Self.shots()
+                try await Scripts.run("recording.py", settings)
+            }
+        }
+
+        /// Where the recording part's pictures go: scenario g's folder (`WebScreenshotTests`).
+        static func shots() throws -> String {
+            try FileManager.default.createDirectory(atPath: WebPrograms.shotsFolder, withIntermediateDirectories: true)
+            return WebPrograms.shotsFolder
+        }
+
+        /// alsa-lib's configuration of the paced capture: `pacedcap` reads the FIFO.
+        static func captureConfig(fifo: String) -> String {
+            """
+            pcm.pacednull { type null }
+            pcm.pacedcap { type file slave.pcm "pacednull" file "/dev/null" infile "\(fifo)" format "raw" }
+
+            """
+        }
+    }
+}

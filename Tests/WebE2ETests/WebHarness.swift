@@ -187,12 +187,12 @@ final class WebDaemon: Sendable {
     /// Starts a daemon, runs `body`, then stops the daemon (SIGTERM) and expects it to exit with status 0.
     @discardableResult
     static func with<T>(library: Library = .small, tracks: Int? = nil, webHost: String = "127.0.0.1",
-                        _ body: (WebDaemon) async throws -> T) async throws -> T {
+                        config: Config = Config(), _ body: (WebDaemon) async throws -> T) async throws -> T {
         for binary in ["fermatad", "fermata"] {
             let path = WebPrograms.built(binary)
             try #require(FileManager.default.isExecutableFile(atPath: path), "`swift test` builds \(path)")
         }
-        let daemon = try await onThread { try WebDaemon(library: library, tracks: tracks, webHost: webHost) }
+        let daemon = try await onThread { try WebDaemon(library: library, tracks: tracks, webHost: webHost, config: config) }
         let result: T
         do {
             result = try await body(daemon)
@@ -205,7 +205,16 @@ final class WebDaemon: Sendable {
         return result
     }
 
-    private init(library: Library, tracks: Int?, webHost: String) throws {
+    /// What a test adds to the daemon's configuration file and environment (a capture device and the alsa-lib
+    /// configuration that defines it: `ALSA_CONFIG_PATH`), given the daemon's temporary folder.
+    struct Config: Sendable {
+        var toml: @Sendable (_ root: String) -> String = { _ in "" }
+        var environment: @Sendable (_ root: String) -> [String: String] = { _ in [:] }
+        /// Files written in the temporary folder before the daemon starts: name → contents.
+        var files: @Sendable (_ root: String) -> [String: String] = { _ in [:] }
+    }
+
+    private init(library: Library, tracks: Int?, webHost: String, config: Config) throws {
         root = try TemporaryDirectory(prefix: "fermata-web")
         music = root.file("music")
         state = root.file("state")
@@ -220,8 +229,10 @@ final class WebDaemon: Sendable {
         }
         generation = seconds
         // An explicit configuration file, so a host's /etc/fermata/fermata.toml cannot change the test.
-        try Data("# fermata web end-to-end tests\n".utf8).write(to: root.url("fermata.toml"))
-        let (launched, port) = try Self.launch(root: root, music: music, state: state, webHost: webHost)
+        try Data(("# fermata web end-to-end tests\n" + config.toml(root.path)).utf8).write(to: root.url("fermata.toml"))
+        for (name, contents) in config.files(root.path) { try Data(contents.utf8).write(to: root.url(name)) }
+        let (launched, port) = try Self.launch(root: root, music: music, state: state, webHost: webHost,
+                                               environment: config.environment(root.path))
         process = launched
         webPort = port
         let started = Date()
@@ -231,8 +242,8 @@ final class WebDaemon: Sendable {
 
     /// Starts fermatad on free ports (others, up to four times, when one was taken meanwhile) and waits until MPD
     /// answers and its Unix socket exists. The web remote starts beside it; the scripts wait for it to answer.
-    private static func launch(root: TemporaryDirectory, music: String, state: String,
-                               webHost: String) throws -> (FermatadProcess, Int) {
+    private static func launch(root: TemporaryDirectory, music: String, state: String, webHost: String,
+                               environment: [String: String]) throws -> (FermatadProcess, Int) {
         let socketPath = state + "/mpd.sock"
         let logPath = state + "/fermatad.log"
         var lastLog = ""
@@ -242,7 +253,8 @@ final class WebDaemon: Sendable {
             let process = try FermatadProcess(
                 arguments: ["--config", root.file("fermata.toml"), "--music", music, "--state", state,
                             "--output", "null", "--socket", socketPath, "--web", "\(webHost):\(webPort)"],
-                port: TestSocket.freePort(), logPath: logPath, environment: WebPrograms.environment)
+                port: TestSocket.freePort(), logPath: logPath,
+                environment: WebPrograms.environment.merging(environment) { $1 })
             let answering = process.waitUntilAnswering(within: Patience.stallSeconds, and: {
                 FileManager.default.fileExists(atPath: socketPath)
             })

@@ -9,7 +9,9 @@ extension WebE2ETests {
         /// `<temp>/fermata-web-shots`), the box set up to look used (a section playing in its second pass, tempo, key,
         /// beat, sections, a queued section, a playlist, practice time, cards). The login page is opened at this
         /// machine's own address, so fermatad listens on 0.0.0.0 here (no password until the pictures of the form, then
-        /// a random one: nobody can do anything through it meanwhile).
+        /// a random one: nobody can do anything through it meanwhile). The practice page ends with recording (no capture
+        /// device here: the toggle says so); the pictures of recording with takes, `{phone,tablet}-{light,dark}-
+        /// recording.png`, are `WebE2ETests.Recording`'s, written to the same folder.
         @Test(.enabled(if: WebPrograms.hasBrowser, "needs chromium, chromium-driver and python3-selenium (deploy/build-deps.sh)"))
         func everyPageInFourLooks() async throws {
             let folder = WebPrograms.shotsFolder

@@ -179,7 +179,7 @@ var F = { views: {}, S: null, role: null, route: '' };
 
   // ---- events: one EventSource, no polling
   var es = null, retry = null, wait = 2000, wasDown = false;
-  var NAMES = ['status', 'queue', 'playlists', 'library', 'scan', 'input', 'card', 'outputs', 'practice'];
+  var NAMES = ['status', 'queue', 'playlists', 'library', 'scan', 'input', 'card', 'outputs', 'practice', 'recording'];
   // each event's arrival {t: ms since the epoch, name, state: a status's}, the newest 100: read by
   // Tests/Tools/web-bench.py only
   var arrivals = window.__fermataEvents = [];

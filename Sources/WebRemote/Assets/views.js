@@ -395,11 +395,114 @@
       if (name.value.trim()) b.name = name.value.trim();
       run(api('POST', '/api/sections', b).then(function (r) { name.value = ''; secShow(r); toast('Section saved', true); }));
     });
+    // recording yourself: the toggle, what it does in words, the takes of the track playing
+    var recBtn = h('button', { type: 'button', id: 'rec-toggle', class: 'btn rec', 'aria-pressed': 'false', onclick: recToggle }, '● Record');
+    var recSay = h('p', { id: 'rec-say', class: 'rec-say', role: 'status', 'aria-live': 'polite' });
+    var takeTitle = h('span'), takeList = h('div', { id: 'rec-takes' }), takeSlot = h('div');
     v.append(h('h2', null, 'Practice'), h('div', { class: 'bar-row' }, seg, csv), total, chart,
       h('h3', null, 'By track and section'), tracks,
-      h('h2', null, 'Sections ', secTitle), secSlot, secList, form);
-    pUI = { seg: seg, csv: csv, total: total, chart: chart, tracks: tracks, secTitle: secTitle, secList: secList, secSlot: secSlot, saveBtn: saveBtn };
+      h('h2', null, 'Sections ', secTitle), secSlot, secList, form,
+      h('h2', { id: 'rec' }, 'Recording yourself'), h('div', { class: 'rec-row' }, recBtn, recSay),
+      h('h3', null, 'Takes ', takeTitle), takeSlot, takeList);
+    pUI = { seg: seg, csv: csv, total: total, chart: chart, tracks: tracks, secTitle: secTitle, secList: secList, secSlot: secSlot, saveBtn: saveBtn,
+      recBtn: recBtn, recSay: recSay, takeTitle: takeTitle, takeList: takeList, takeSlot: takeSlot, sections: [] };
   }
+
+  // ---- recording: GET/POST /api/recording, GET /api/takes, DELETE /api/takes/{id}, POST /api/takes/{id}/play
+  var REC = null, takeFile = null;
+  var PHASES = {
+    off: 'Off.', waiting: 'On: waiting for a loop or a section to play.', capturing: 'Recording: each pass of the loop is a take.',
+    measuring: 'Measuring the round trip (fermata audio latency)…'
+  };
+  function recShow(r) {
+    REC = r;
+    var on = !!r.on;
+    pUI.recBtn.setAttribute('aria-pressed', String(on));
+    pUI.recBtn.textContent = on ? '■ Stop recording' : '● Record';
+    pUI.recBtn.setAttribute('aria-label', on ? 'Recording is on: tap to turn it off' : 'Record yourself: tap to turn recording on');
+    var say = [];
+    if (!r.device) say.push(h('span', { class: 'rec-err' }, 'No capture device configured: set record.device in fermata.toml (arecord -L lists them).'));
+    else say.push(h('span', null, (PHASES[r.phase] || r.phase) + (r.phase === 'capturing' && r.rate ? ' ' + (r.rate / 1000) + ' kHz.' : '')));
+    if (r.error) say.push(h('span', { class: 'rec-err' }, 'Last problem: ' + r.error));
+    if (r.device && r.latency_ms == null && on) say.push(h('span', { class: 'mut' }, 'The round trip is not measured yet: takes are not moved by it (fermata audio latency).'));
+    fill.apply(null, [pUI.recSay].concat(say));
+  }
+  function recLoad() {
+    return api('GET', '/api/recording').then(recShow).catch(function (e) { fill(pUI.recSay, h('span', { class: 'rec-err' }, e.message)); });
+  }
+  function recToggle() {
+    var on = !(REC && REC.on);
+    pUI.recBtn.disabled = true;
+    api('POST', '/api/recording', { on: on }).then(recShow).catch(function (e) {
+      // the refusal in words, where it stays beside the toggle (not also in a toast over the takes)
+      fill(pUI.recSay, h('span', { class: 'rec-err' }, 'Cannot record: ' + e.message));
+    }).then(function () { pUI.recBtn.disabled = false; });
+  }
+  function when(t) {
+    var d = new Date(t * 1000);
+    return d.toLocaleDateString(undefined, { day: 'numeric', month: 'short' }) + ' ' + d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  }
+  var near = function (a, b) { return Math.abs(a - b) < 0.002; };
+  // the name of a loop: the section of the track with those ends, or its times
+  function loopName(a, b) {
+    var s = pUI.sections.filter(function (x) { return near(x.start, a) && near(x.end, b); })[0];
+    return s ? '§ ' + s.name : 'Loop ' + F.time(a, true) + ' – ' + F.time(b, true);
+  }
+  // a take playing (Play, Alternate) is a file of the state folder's takes/: the list stays the track's
+  var isTake = function (f) { return /(^|\/)takes\/take-\d+\.flac$/.test(f || ''); };
+  function takesLoad() {
+    var S = F.S, song = S && S.song;
+    if (!(song && isTake(song.file) && takeFile)) {
+      takeFile = song && !S.stream ? song.file : null;
+      pUI.takeTitle.textContent = song ? 'of “' + F.songTitle(song) + '”' : '';
+    }
+    if (!takeFile) { fill(pUI.takeList, h('p', { class: 'mut' }, 'Nothing is playing.')); return Promise.resolve(); }
+    var file = takeFile;
+    return api('GET', '/api/takes' + qs({ path: file, limit: 500 })).then(function (r) {
+      if (file === takeFile) takesShow(r.takes);
+    }).catch(function (e) { fill(pUI.takeList, h('p', { class: 'rec-err' }, e.message)); });
+  }
+  function takesShow(takes) {
+    fill(pUI.takeList);
+    if (!takes.length) {
+      pUI.takeList.append(h('p', { class: 'mut' }, 'No takes of this track yet: turn Record on, then play a loop or a section and play along; each pass is a take.'));
+      return;
+    }
+    // one group per loop or section, the one playing now first
+    var S = F.S || {}, cur = S.section || S.loop, groups = [], by = {};
+    takes.forEach(function (t) {
+      var k = t.loop_start.toFixed(3) + '-' + t.loop_end.toFixed(3);
+      if (!by[k]) { by[k] = { a: t.loop_start, b: t.loop_end, takes: [] }; groups.push(by[k]); }
+      by[k].takes.push(t);
+    });
+    var isCur = function (g) { return cur && near(g.a, cur.start) && near(g.b, cur.end); };
+    groups.sort(function (x, y) { return (isCur(y) ? 1 : 0) - (isCur(x) ? 1 : 0); });
+    groups.forEach(function (g) {
+      var ul = h('ul', { class: 'list takes' });
+      g.takes.forEach(function (t) { ul.append(takeRow(t)); });
+      pUI.takeList.append(h('h4', { class: isCur(g) ? 'cur' : '' }, loopName(g.a, g.b) + (isCur(g) ? ' (playing now)' : '')), ul);
+    });
+  }
+  function takeRow(t) {
+    var what = 'take ' + t.id + ' (pass ' + t.pass + ')';
+    var tempo = Math.round(t.tempo * 10) / 10;
+    return h('li', { 'data-take': t.id },
+      h('div', { class: 'nm' }, h('b', null, when(t.date)),
+        h('span', null, 'pass ' + t.pass + ' · ' + tempo + ' % · ' + F.time(t.length, true))),
+      h('div', { class: 'acts' },
+        btn('▶ Play', 'Play ' + what + ' alone', function () {
+          run(api('POST', '/api/takes/' + t.id + '/play', { mode: 'alone' }).then(function () { toast('Playing ' + what, true); }));
+        }, 'big'),
+        btn('⇄ Alternate', 'Alternate the original and ' + what, function () {
+          run(api('POST', '/api/takes/' + t.id + '/play', { mode: 'alternate', rounds: 2 }).then(function () { toast('Original, then ' + what + ', twice', true); }));
+        }, 'big'),
+        btn('✕', 'Delete ' + what, function () {
+          confirmIn(pUI.takeSlot, 'Delete ' + what + ' of ' + when(t.date) + '?', 'Delete', function () {
+            run(api('DELETE', '/api/takes/' + t.id).then(function () { toast('Deleted', true); return takesLoad(); }));
+          });
+        }, 'dan big')));
+  }
+
   function day(s) { var p = s.split('-'); return new Date(+p[0], p[1] - 1, +p[2]); }
   function pStats() {
     var n = P.days;
@@ -468,6 +571,7 @@
   }
   function secShow(r) {
     pUI.secStale = false;
+    pUI.sections = r.sections || [];
     var S = F.S, song = S && S.song;
     pUI.secTitle.textContent = song ? 'of “' + F.songTitle(song) + '”' : '';
     fill(pUI.secList);
@@ -527,11 +631,16 @@
     if (!pUI) pBuild();
     pStats();
     secLoad();
+    recLoad();
+    takesLoad();
     secKey = sk(F.S);
+    takeKey = tk(F.S);
     P.stale = false;
     pUI.saveBtn.disabled = !(F.S && F.S.loop);
   };
   function sk(s) { return s ? (s.song ? s.song.file : '') + '|' + s.sections + '|' + (s.section ? s.section.index : '') : ''; }
+  function tk(s) { return s ? (s.song ? s.song.file : '') + '|' + (s.loop ? s.loop.start + '-' + s.loop.end : '') + '|' + (s.section ? s.section.start + '-' + s.section.end : '') : ''; }
+  var takeKey = '';
   var pState = null;
   P.ev = function (n, d, vis) {
     if (!pUI) return;
@@ -539,10 +648,15 @@
       pUI.saveBtn.disabled = !d.loop;
       // what was just played counts once playing pauses or stops (also when no `practice` event comes)
       if (d.state !== pState) { if (pState === 'play' && vis) pStats(); pState = d.state; }
-      var k = sk(d);
+      var k = sk(d), t = tk(d);
       if (k !== secKey) { secKey = k; if (vis) secLoad(true); else P.stale = true; }
+      // the takes follow the track, and which loop or section plays now comes first
+      if (t !== takeKey) { takeKey = t; if (vis) takesLoad(); else P.stale = true; }
     } else if (n === 'practice') {
       if (vis) pStats(); else P.stale = true;
+    } else if (n === 'recording') {
+      // on or off, its phase, a take kept or deleted, a problem
+      if (vis) { recLoad(); takesLoad(); } else P.stale = true;
     }
   };
 

@@ -132,7 +132,10 @@ def run(s, report):
     for method, path, body in (("GET", "/api/queue", None), ("GET", "/api/library/artists", None),
                                ("GET", "/api/cards", None), ("GET", "/api/box", None),
                                ("POST", "/api/queue", {"uris": [s.album]}), ("DELETE", "/api/queue", None),
-                               ("POST", "/api/scan", {}), ("GET", "/api/practice", None)):
+                               ("POST", "/api/scan", {}), ("GET", "/api/practice", None),
+                               ("GET", "/api/recording", None), ("POST", "/api/recording", {"on": True}),
+                               ("GET", "/api/takes", None), ("DELETE", "/api/takes/1", None),
+                               ("POST", "/api/takes/1/play", {"mode": "alone"})):
         status, data = call(method, path, body, cookie=guest, **h)
         report.check("guest: %s %s is refused (403)" % (method, path), status == 403, (status, data))
 

@@ -114,7 +114,8 @@ def run(s, report):
                     "queue": "return document.querySelectorAll('#v-queue ul.list > li[data-id]').length >= 7 && "
                              "document.querySelectorAll('#v-queue ul.list')[1].children.length >= 1",
                     "practice": "return document.querySelectorAll('#v-practice svg.chart rect.b').length >= 1 && "
-                                "document.querySelectorAll('#v-practice ul.list li').length >= 3",
+                                "document.querySelectorAll('#v-practice ul.list li').length >= 3 && "
+                                "document.getElementById('rec-say').textContent.length > 0",
                     "cards": "return document.querySelectorAll('#v-cards ul.list li').length >= 3",
                     "box": "return document.querySelectorAll('#v-box .fd').length >= 2",
                 }[page]
