@@ -282,7 +282,12 @@ public final class RecordingService: Service, Sendable {
                 }
             case let .failed(id, reason):
                 state.withLock { _ = $0.pending.removeValue(forKey: id) }
-                report("take \(id) not kept: \(reason)")
+                if reason == TakeWriter.stopped || reason == TakeWriter.stoppedBefore {
+                    // Turned off mid-pass: what was asked, not a problem for `record` and the page to show.
+                    logger.info("recording: take \(id) not kept: \(reason)")
+                } else {
+                    report("take \(id) not kept: \(reason)")
+                }
             }
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// One row of `Library.list`: a distinct tag value, under the values of the tags it was grouped by.
@@ -71,16 +72,39 @@ enum LibrarySearch {
     }
 
     /// FTS5 search over title, artist, album and path: every word must match the start of a token (prefix
-    /// matching; diacritics ignored), best matches first. Words are cut where the tokenizer cuts (at anything but
-    /// letters and digits), each one quoted, so user text never becomes FTS5 syntax.
+    /// matching; diacritics ignored), best matches first. Words are cut where the tokenizer cuts, each one quoted, so
+    /// user text never becomes FTS5 syntax.
     static func fullText(_ db: Database, _ text: String, limit: Int) throws -> [Track] {
-        let words = text.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        let words = tokens(text)
         guard !words.isEmpty else { return [] }
         let query = words.map { "\"\($0)\"*" }.joined(separator: " ")
         return try Track.fetchAll(db, sql: """
             SELECT \(Track.columns) FROM track_fts JOIN track ON track.id = track_fts.rowid
             WHERE track_fts MATCH ? ORDER BY bm25(track_fts), track.path LIMIT ?
             """, arguments: [query, limit])
+    }
+
+    /// The words of `text` as the index's tokenizer (`unicode61`) cuts them: composed first (NFC: an accent typed as a
+    /// letter and a combining mark, as macOS and some phones send it, becomes the accented letter), then cut at every
+    /// scalar that is not a letter, a digit or a private-use character (unicode61's token characters: L*, N*, Co). A
+    /// word the index would cut in two must not reach it as one quoted term: with `detail=none` that is a phrase query,
+    /// which FTS5 refuses ("phrase queries are not supported"), and the search answered an error (schemathesis sent
+    /// combining marks; a decomposed "é" did the same).
+    static func tokens(_ text: String) -> [String] {
+        var words: [String] = []
+        var word = String.UnicodeScalarView()
+        for scalar in text.precomposedStringWithCanonicalMapping.unicodeScalars {
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber, .privateUse:
+                word.append(scalar)
+            default:
+                if !word.isEmpty { words.append(String(word)) }
+                word = String.UnicodeScalarView()
+            }
+        }
+        if !word.isEmpty { words.append(String(word)) }
+        return words
     }
 
     /// The condition (on a `path` column) for paths below `directory`: from "a/b/" up to, not including, "a/b0" ('0'

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// The folder of takes in the state folder (`takes/`): where a take is written while it is being recorded
@@ -11,7 +12,13 @@ public struct TakeFolder: Sendable {
     public let path: String
 
     /// `takes/` in `stateDirectory`.
-    public init(stateDirectory: String) { path = stateDirectory + "/takes" }
+    /// `<stateDirectory>/takes`, made absolute: a take is queued by this path, and a relative one (`--state state`)
+    /// was read as a path in the music folder, so `playtake` could not find the take.
+    public init(stateDirectory: String) {
+        let absolute = stateDirectory.hasPrefix("/") ? stateDirectory
+            : FileManager.default.currentDirectoryPath + "/" + stateDirectory
+        path = absolute + "/takes"
+    }
 
     /// A take's failure to be written or committed, with the system's word for why ("No space left on device").
     public struct Failure: Error, CustomStringConvertible, Equatable {

@@ -39,6 +39,9 @@ public final class TakeWriter: Sendable {
     private let holdFrames: Int
     /// Where the writer is in the capture's timeline (frames read or dropped), for the service.
     public let position = Atomic<Int>(0)
+    /// The reasons a take ends unkept because recording was turned off (asked for, not a problem).
+    public static let stopped = "recording stopped"
+    public static let stoppedBefore = "recording stopped before the take"
     public let finished: AsyncStream<Outcome>
     private let report: AsyncStream<Outcome>.Continuation
 
@@ -155,10 +158,10 @@ public final class TakeWriter: Sendable {
                 if stopping.load(ordering: .acquiring) || (lost != 0 && readable == 0) {
                     if let take = open {
                         fail(take.request.id, lost != 0
-                            ? "the capture device went away (error \(lost))" : "recording stopped")
+                            ? "the capture device went away (error \(lost))" : Self.stopped)
                     }
                     for request in requests.withLock({ list in defer { list.removeAll() }; return list }) {
-                        report.yield(.failed(id: request.id, reason: "recording stopped before the take"))
+                        report.yield(.failed(id: request.id, reason: Self.stoppedBefore))
                     }
                     report.finish()
                     return

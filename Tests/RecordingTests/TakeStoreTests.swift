@@ -28,6 +28,14 @@ import Testing
                    recordedAt: Date(timeIntervalSince1970: seconds))
     }
 
+    /// A relative state folder (`fermatad --state state`) still gives takes an absolute path: a take is queued by its
+    /// path, and a relative one was looked for in the music folder (`playtake` found nothing).
+    @Test func takesHaveAnAbsolutePathWhateverTheStateFolder() {
+        let folder = TakeFolder(stateDirectory: "state")
+        #expect(folder.path == FileManager.default.currentDirectoryPath + "/state/takes")
+        #expect(TakeFolder(stateDirectory: "/var/lib/fermata").path == "/var/lib/fermata/takes")
+    }
+
     @Test func theBudgetDeletesTheOldestTakesFirst() async throws {
         let (directory, store) = try Self.store()
         defer { withExtendedLifetime(directory) {} }

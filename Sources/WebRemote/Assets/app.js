@@ -34,6 +34,8 @@ var F = { views: {}, S: null, role: null, route: '' };
 
   F.time = function (s, tenths) {
     if (s == null || !isFinite(s) || s < 0) s = 0;
+    // rounded to the tenth first: 9.96 s was "0:010.0" and 59.96 s "0:60.0"
+    if (tenths) s = Math.round(s * 10) / 10;
     var m = Math.floor(s / 60), r = s - m * 60;
     var sec = tenths ? r.toFixed(1) : String(Math.floor(r));
     if (r < 10) sec = '0' + sec;

@@ -182,6 +182,10 @@ def run(s, report):
                lambda: text(d, "#s-sleep"))
     press("#b-sleep", "sleep again: off", lambda: sleep_left() == 0, sleep_left)
 
+    # the page's clock: a time in tenths is rounded before it is cut (9.96 s was shown "0:010.0")
+    clocks = js(d, "return [F.time(9.96, true), F.time(59.96, true), F.time(3.04, true), F.time(125.5)];")
+    report.check("times in tenths round before they are cut", clocks == ["0:10.0", "1:00.0", "0:03.0", "2:05"], clocks)
+
     errors = [e for e in console_errors(d) if "favicon" not in e]
     report.check("no console errors", not errors, errors)
     failed = [x for x in js(d, "return window.__api || []") if x["status"] >= 400]
