@@ -50,6 +50,25 @@ public enum ClickCorrelation {
         return best
     }
 
+    /// The round trip of a train of clicks found in `signal`: `predicted` holds, for each click played, the capture
+    /// sample where it would begin if the round trip were zero (its heard instant through the clock lines), `spacing`
+    /// the samples between two clicks. Each click is looked for within half a spacing (at most `rate / 4`) of where it
+    /// was predicted; the median of the offsets of those heard (score over 0.5), and how many were heard; nil when
+    /// fewer than `minimumHeard`.
+    public static func roundTrip(_ click: [Float], in signal: [Float], predicted: [Int], spacing: Int, rate: Int,
+                                 minimumHeard: Int) -> (samples: Int, heard: Int)? {
+        var offsets: [Int] = []
+        for p in predicted {
+            let window = min(spacing / 2, rate / 4)
+            guard let found = locate(click, in: signal, from: p - window, to: p + window), found.score > 0.5 else {
+                continue
+            }
+            offsets.append(found.index - p)
+        }
+        guard offsets.count >= minimumHeard, let median = median(offsets) else { return nil }
+        return (median, offsets.count)
+    }
+
     /// The median of `values` (nil when empty): one click misheard cannot move it.
     public static func median(_ values: [Int]) -> Int? {
         guard !values.isEmpty else { return nil }
