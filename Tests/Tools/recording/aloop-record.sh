@@ -10,7 +10,7 @@
 #   Tests/Tools/recording/aloop-record.sh cut [--cuts N] [--bin DIR] [--work DIR]
 #       Power cuts mid-take: N sessions (default 5) each cut ($KL_POWER_CUT) at a different instant while recording,
 #       the state folder on ext4 on a virtual disk; each next boot lists the takes; every listed take must decode
-#       whole to its duration and no take file may be left unlisted.
+#       whole to its duration, no take file may be left unlisted, and a take listed before the cut must still be.
 #
 # --bin: the folder with fermatad and fermata (default the project's .build/debug; copied into WORK first).
 # WORK defaults to /tmp/fermata-recproof-MODE (emptied first). Exit 0 when every check passed, 1 when one failed,
@@ -80,8 +80,9 @@ cut)
         cp -a "$work/bin" "$run/bin"
         [ "$i" -gt 0 ] && touch "$run/started"
         [ "$i" = "$cuts" ] && touch "$run/last"
-        # Cuts spread over a pass (2 s) and more: 3.1, 4.5, 5.3, 6.0, 7.7, ... seconds after recording starts.
-        awk -v i="$i" 'BEGIN { printf "%.1f\n", 3.1 + (i * 1.37) % 4.6 }' > "$run/cut-at"
+        # Cuts after a few passes (2 s each, the first heard about 1 s after recording starts), at instants spread
+        # over a pass: 6.3, 9.1, 11.7, 7.5, 13.2, 10.4, ... seconds after recording starts.
+        echo "6.3 9.1 11.7 7.5 13.2 10.4" | awk -v i="$i" '{ print $((i % NF) + 1) }' > "$run/cut-at"
         status=0
         timeout 300 "$lab" -s "$run" -t 200 --disk "$work/state.img" "$here/guest.sh" "$run" "$run/bin" cut \
             > "$run/lab.out" 2> "$run/lab.err" || status=$?
@@ -94,6 +95,10 @@ cut)
         partial=$(ls -a "$run/after" | grep -c '^\.partial' || true)
         echo "  after cut $((i - 1)): $listed takes listed ($before listed just before the cut), $files take files, $partial partial files"
         [ "$listed" = "$files" ] || { echo "  FAIL: listed and files differ"; failed=1; }
+        # A take listed before the cut was committed (file synced, row written): it must still be there.
+        for id in $(sed -n 's/^take: //p' "$prev/before/takes.txt" 2> /dev/null); do
+            grep -qx "take: $id" "$run/after/takes.txt" || { echo "  FAIL: take $id, listed before the cut, is gone"; failed=1; }
+        done
         # Every listed take decodes whole: its frames = its listed duration at 48 kHz.
         python3 - "$run/after" << 'PY' || failed=1
 import re, subprocess, sys

@@ -121,6 +121,7 @@ cut)
     state=/var/lib/fermata
     mkdir -p $state
     mount -o noatime,errors=remount-ro /dev/vda $state || { say "cannot mount"; exit 2; }
+    ls -la "$state/takes" > "$out/raw-listing.txt" 2>&1   # as the cut left it, before fermatad tidies
     config hw:Loopback,0,0 hw:Loopback,1,0
     start $state || exit 1
     if [ -f "$out/started" ]; then
