@@ -41,17 +41,22 @@ failed=0
 # count FILE: the takes a `takes` answer lists.
 count() { if [ -f "$1" ]; then grep -c '^take:' "$1" || true; else echo 0; fi; }
 
-# judge DIR LABEL: each take file of DIR against the loop 1.000-3.000 s (frames 48000-144000).
+# judge DIR LABEL: each take file of DIR against the loop 1.000-3.000 s (frames 48000-144000): its clicks within 1 ms
+# of the original's (analyse.py), and at least two takes.
 judge() {
     local f raw line
+    [ "$(ls "$1" 2> /dev/null | grep -c '^take-.*\.flac$')" -ge 2 ] || { echo "$2: FAIL: fewer than 2 takes"; failed=1; }
     for f in "$1"/take-*.flac; do
         [ -e "$f" ] || { echo "$2: no take"; failed=1; return; }
         raw=${f%.flac}.raw
         if ! flac -s -d -f --force-raw-format --endian=little --sign=signed -o "$raw" "$f"; then
             echo "$2 $(basename "$f"): does not decode"; failed=1; continue
         fi
-        line=$(python3 "$here/analyse.py" "$raw" 48000 144000 $clicks)
-        echo "$2 $(basename "$f"): $line"
+        if line=$(python3 "$here/analyse.py" "$raw" 48000 144000 $clicks); then
+            echo "$2 $(basename "$f"): $line"
+        else
+            echo "$2 $(basename "$f"): $line  FAIL: not within 1 ms"; failed=1
+        fi
     done
 }
 
@@ -68,6 +73,8 @@ align)
     judge "$work/delayed" delayed
     echo "restart: $(count "$work/restart/takes.txt") takes listed after the restart" \
         "(before it: $(count "$work/direct/takes.txt"))"
+    [ "$(count "$work/restart/takes.txt")" = "$(count "$work/direct/takes.txt")" ] &&
+        [ "$(count "$work/restart/takes.txt")" -ge 2 ] || { echo "restart: FAIL: the takes listed changed"; failed=1; }
     judge "$work/restart" restart
     ;;
 cut)

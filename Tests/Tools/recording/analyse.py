@@ -3,6 +3,8 @@
 
     analyse.py TAKE.raw LOOP_START_FRAME LOOP_END_FRAME CLICK...
 
+Exit status 1 when no click is found or the offset is beyond $TOLERANCE frames (default 48: 1 ms at 48 kHz).
+
 TAKE.raw: the take decoded to raw 16-bit little-endian stereo (flac -d --force-raw-format). A take lined up with its
 pass holds the original's frame LOOP_START + k at its frame k. The loop repeats, so a take recorded early or late
 holds the end of the pass before or the start of the next one: each click found in the take is matched with every
@@ -13,6 +15,7 @@ take is compared, sample for sample, with the loop played over and over and shif
 Prints one line: the take's length in frames, the clicks that agree of those found, the offset in frames and ms,
 and whether the take equals the shifted loop exactly.
 """
+import os
 import sys
 import numpy as np
 
@@ -34,7 +37,7 @@ def main():
             candidates.append(d - length if d > length // 2 else d)
     if not candidates:
         print('frames %d  no click found' % len(take))
-        return
+        sys.exit(1)
     best = max(candidates, key=lambda d: sum(abs(e - d) <= 2 for e in candidates))
     agree = [e for e in candidates if abs(e - best) <= 2]
     offset = int(np.median(agree))
@@ -48,6 +51,8 @@ def main():
     print('frames %d  clicks %d/%d agree  offset %+d frames = %+.3f ms  (spread %d)  frames differing from the '
           'shifted loop %d' % (len(take), len(agree), len(found), offset, offset * 1000 / RATE,
                                 max(agree) - min(agree), differing))
+    tolerance = int(os.environ.get('TOLERANCE', '48'))
+    sys.exit(0 if abs(offset) <= tolerance else 1)
 
 
 if __name__ == '__main__':
