@@ -96,21 +96,20 @@ struct LatencyProbe {
                 ? Float(raw.loadUnaligned(fromByteOffset: base, as: Int16.self)) / 32768
                 : Float(raw.loadUnaligned(fromByteOffset: base, as: Int32.self)) / 2_147_483_648
         }
-        var offsets: [Int] = []
+        var predicted: [Int] = []
         for i in 0..<clicks {
             let outputFrame = Double(lead + i * spacing)
             guard let instant = outputLine.nanoseconds(atFrame: outputFrame),
-                  let predicted = captureLine.frame(atNanoseconds: instant) else { continue }
-            let p = Int(predicted.rounded())
-            let window = min(spacing / 2, rate / 4)
-            guard let found = ClickCorrelation.locate(click, in: samples, from: p - window, to: p + window),
-                  found.score > 0.5 else { continue }
-            offsets.append(found.index - p)
+                  let frame = captureLine.frame(atNanoseconds: instant) else { continue }
+            predicted.append(Int(frame.rounded()))
         }
-        guard offsets.count >= max(3, clicks / 2), let median = ClickCorrelation.median(offsets) else {
-            throw .notHeard("the clicks were not heard on \(capture) (\(offsets.count) of \(clicks)): is it connected "
-                            + "to the output, and its level up?")
+        guard predicted.count == clicks else { throw .notHeard("the output's or the capture's clock was not read") }
+        let minimum = max(3, clicks / 2)
+        guard let found = ClickCorrelation.roundTrip(click, in: samples, predicted: predicted, spacing: spacing,
+                                                     rate: rate, minimumHeard: minimum) else {
+            throw .notHeard("the clicks were not heard on \(capture) (fewer than \(minimum) of \(clicks)): is it "
+                            + "connected to the output, and its level up?")
         }
-        return (median, offsets.count)
+        return (found.samples, found.heard)
     }
 }

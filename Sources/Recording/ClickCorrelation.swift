@@ -50,6 +50,41 @@ public enum ClickCorrelation {
         return best
     }
 
+    /// The round trip of a train of clicks found in `signal`: `predicted` holds, for each click played in order, the
+    /// capture sample where it would begin if the round trip were zero (its heard instant through the clock lines),
+    /// `spacing` the samples between two clicks. Nothing is played before the first click, so the first click heard
+    /// from a little before its prediction (`rate / 50`: the clocks' offsets can make a round trip slightly negative)
+    /// up to `maximum` samples after it (default `rate`: one second) is the first one played, however long the round
+    /// trip — looking for each click near its own prediction instead would take a round trip longer than half the
+    /// spacing for one a spacing shorter. Every click is then looked for within `rate / 100` of its prediction plus
+    /// that round trip; the median of the offsets of those heard (score over 0.5), and how many were heard; nil
+    /// when fewer than `minimumHeard`. (A first click lost while the others are heard would make it a spacing long.)
+    public static func roundTrip(_ click: [Float], in signal: [Float], predicted: [Int], spacing: Int, rate: Int,
+                                 minimumHeard: Int, maximum: Int? = nil) -> (samples: Int, heard: Int)? {
+        guard let first = predicted.first, !click.isEmpty else { return nil }
+        // Windows shorter than the spacing: one holds at most one click, and the first to hold one holds the first.
+        let hop = max(2 * click.count, min(spacing / 2, rate / 4))
+        var from = first - rate / 50
+        var arrival: Int?
+        while from <= first + (maximum ?? rate) {
+            if let found = locate(click, in: signal, from: from, to: from + hop - 1), found.score > 0.5 {
+                arrival = found.index - first
+                break
+            }
+            from += hop
+        }
+        guard let arrival else { return nil }
+        var offsets: [Int] = []
+        let window = max(1, rate / 100)
+        for p in predicted {
+            guard let found = locate(click, in: signal, from: p + arrival - window, to: p + arrival + window),
+                  found.score > 0.5 else { continue }
+            offsets.append(found.index - p)
+        }
+        guard offsets.count >= minimumHeard, let median = median(offsets) else { return nil }
+        return (median, offsets.count)
+    }
+
     /// The median of `values` (nil when empty): one click misheard cannot move it.
     public static func median(_ values: [Int]) -> Int? {
         guard !values.isEmpty else { return nil }

@@ -58,9 +58,11 @@ public struct TakeStore: Sendable {
         return max(row, folder.takeIDs().last ?? 0) + 1
     }
 
-    /// Indexes a committed take (durable when it returns).
+    /// Indexes a committed take (durable when it returns: `synchronous=FULL`, as the database's NORMAL would leave the
+    /// row to the next checkpoint, and a power cut before it made `tidy` delete the whole file as nobody's — in the
+    /// kernel lab every take listed seconds before a cut was gone after it).
     public func add(_ take: TakeRecord) async throws {
-        try await database.pool.write { db in
+        try await durably { db in
             try db.execute(sql: """
                 INSERT INTO take (id, subject, path, loop_start_ms, loop_end_ms, pass, tempo_percent, sample_rate,
                     channels, frames, bytes, latency_frames, recorded_at)
@@ -90,7 +92,7 @@ public struct TakeStore: Sendable {
     /// Deletes take `id`: its row, then its file. False when there is no such take.
     @discardableResult
     public func delete(_ id: Int64) async throws -> Bool {
-        let deleted = try await database.pool.write { db in
+        let deleted = try await durably { db in
             try db.execute(sql: "DELETE FROM take WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -110,6 +112,21 @@ public struct TakeStore: Sendable {
             deleted.append(oldest.id)
         }
         return deleted
+    }
+
+    /// One transaction committed with `synchronous=FULL` (the WAL synced before it returns), as `AlarmStorage` does.
+    private func durably<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await database.pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = FULL")
+            defer { try? db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            var result: T?
+            try db.inTransaction {
+                result = try body(db)
+                return .commit
+            }
+            guard let result else { throw CocoaError(.coderInvalidValue) }
+            return result
+        }
     }
 
     /// At start: removes the leftovers of interrupted takes, and files no row names (a take committed just before a

@@ -51,4 +51,21 @@ import Testing
         #expect(ClickCorrelation.median([1_120, 1_124, 1_123, 9_000, 1_124]) == 1_124)
         #expect(ClickCorrelation.median([]) == nil)
     }
+
+    /// `fermata audio latency` plays 8 clicks 400 ms apart. A round trip longer than half that spacing (a Bluetooth
+    /// speaker, a large device buffer, the kernel lab's relay: 504 ms there) must not be taken for a shorter one: each
+    /// click heard 504 ms late is 104 ms after the next one's predicted place. Found in the kernel lab, where the old
+    /// search (within half a spacing of each prediction) answered 104 ms and every take came out 400 ms early.
+    @Test func aRoundTripLongerThanHalfTheClickSpacingIsNotAliased() throws {
+        let rate = 48_000, spacing = 19_200, lead = 24_000
+        let click = ClickCorrelation.click(rate: rate)
+        for roundTrip in [0, 1_124, 9_650, 24_190, 40_001] {
+            var signal = [Float](repeating: 0, count: 12 * rate)
+            let predicted = (0..<8).map { lead + $0 * spacing }
+            for p in predicted { for (k, value) in click.enumerated() { signal[p + roundTrip + k] += 0.6 * value } }
+            let found = try #require(ClickCorrelation.roundTrip(click, in: signal, predicted: predicted,
+                                                                spacing: spacing, rate: rate, minimumHeard: 4))
+            #expect(found.samples == roundTrip && found.heard == 8, "round trip \(roundTrip): \(found)")
+        }
+    }
 }

@@ -6,6 +6,7 @@ import Practice
 import StateDatabase
 import TestSupport
 import Testing
+import Synchronization
 
 /// The takes index with the takes folder: rows only for committed files, newest first, deletion, the space budget
 /// (oldest first), and the tidy-up at start (leftovers and files no row names).
@@ -63,5 +64,32 @@ import Testing
         try await store.tidy()
         #expect(store.folder.takeIDs() == [1])
         #expect(!FileManager.default.fileExists(atPath: store.folder.partialPath(3)))
+    }
+
+    /// A take listed is a take kept through a power cut: its row is committed with `synchronous=FULL` (the WAL synced
+    /// before `add` returns), not under the database's NORMAL, which leaves it to the next checkpoint. The kernel lab's
+    /// cuts (`aloop-record.sh cut`) lost every take listed seconds before a cut that way, and the start then deleted
+    /// their whole files as nobody's. Seen here through the writer connection's statements.
+    @Test func aTakeIsIndexedAndDeletedDurably() async throws {
+        let (directory, store) = try Self.store()
+        defer { withExtendedLifetime(directory) {} }
+        let statements = Mutex<[String]>([])
+        try await store.database.pool.writeWithoutTransaction { db in
+            db.trace { event in
+                if case let .statement(statement) = event { statements.withLock { $0.append(statement.sql) } }
+            }
+        }
+        _ = FileManager.default.createFile(atPath: store.folder.takePath(1), contents: Data(count: 100))
+        try await store.add(Self.take(1, bytes: 100, at: 1_000))
+        #expect(try await store.delete(1))
+        let seen = statements.withLock { $0 }
+        func durable(_ marker: String) -> Bool {
+            guard let at = seen.firstIndex(where: { $0.hasPrefix(marker) }) else { return false }
+            let full = seen[..<at].lastIndex { $0.contains("synchronous = FULL") }
+            let normal = seen[..<at].lastIndex { $0.contains("synchronous = NORMAL") }
+            return full != nil && (normal == nil || normal! < full!)
+        }
+        #expect(durable("INSERT INTO take"), "\(seen)")
+        #expect(durable("DELETE FROM take"), "\(seen)")
     }
 }
