@@ -72,7 +72,7 @@ envfile=$cache/$sdk_name.env
 target_packages=(
     libasound2-dev libflac-dev libvorbis-dev libgpiod-dev libsqlite3-dev libsoxr-dev libsoundtouch-dev
     libmpg123-dev libopusfile-dev libavformat-dev libavcodec-dev
-    libespeak-ng-dev
+    libespeak-ng-dev libcurl4-openssl-dev
     libc6-dev "libstdc++-$gcc_version-dev" "libgcc-$gcc_version-dev" linux-libc-dev zlib1g-dev
 )
 # What the toolchain root needs to compile: the compiler (with clang), the linker, pkg-config, git for SwiftPM, and

@@ -69,6 +69,7 @@ apt_packages=(
     "libasound2t64|libasound2" "libgpiod3|libgpiod2" "libflac14|libflac12t64|libflac12" libvorbisfile3 libvorbis0a
     libsqlite3-0 "libsoxr0" "libsoundtouch1|libsoundtouch1t64" "libespeak-ng1" "libmpg123-0t64|libmpg123-0"
     libopusfile0 "libavformat61|libavformat59" "libavcodec61|libavcodec59" libevdev2 "libstdc++6" libgcc-s1 zlib1g
+    "libcurl4t64|libcurl4"
 )
 
 # 1. debootstrap (the second stage runs arm64 programs through qemu-user).
