@@ -156,8 +156,10 @@ import TestSupport
             let file = service.takes.folder.takePath(take.id)
             #expect(try Self.decodedFrames(file) == take.frames, "the FLAC holds what the index says")
         }
+        // Different passes, in order. Consecutive on a quiet machine; on a loaded one a pass the feeder or the writer
+        // fell behind on is lost, as designed (a CI run kept passes 28 and 30).
         let passes = takes.map(\.pass).sorted()
-        #expect(passes[1] == passes[0] + 1, "consecutive passes: \(passes)")
+        #expect(passes[1] > passes[0], "different passes: \(passes)")
         // record.budget_mb = 1: a take of noise is about 220 kB, so from the fifth on the oldest are deleted, files too.
         let budget = Int64(1_048_576)
         _ = try await Patience.wait {
@@ -168,7 +170,8 @@ import TestSupport
         #expect(ids.count >= 3 && ids[0] > 1, "the oldest deleted: \(ids)")
         #expect(takes.reduce(0) { $0 + $1.bytes } <= budget, "within the budget: \(takes.map(\.bytes))")
         #expect(!FileManager.default.fileExists(atPath: service.takes.folder.takePath(1)), "take 1's file deleted")
-        #expect(service.status().takes == takes.count)
+        // record's count follows the index (it is updated just after a take is indexed: waited for, not raced)
+        #expect(try await Patience.wait { service.status().takes == (try await service.list()).count })
         #expect(await rig.player.status().state == .playing)
         _ = try await rig.backend.recording(false)
     }
