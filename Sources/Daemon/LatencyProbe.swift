@@ -62,6 +62,8 @@ struct LatencyProbe {
                 let value = frame >= 0 && frame / spacing < clicks && k < click.count ? click[k] : 0
                 for channel in 0..<played.channels {
                     let offset = (i * played.channels + channel) * played.encoding.bytes
+                    // `value` is a click sample in [-1, 1] (`ClickCorrelation.click`: windowed noise), so both
+                    // conversions stay inside their integer's range.
                     if played.encoding == .s16 {
                         buffer.storeBytes(of: Int16(value * 32767), toByteOffset: offset, as: Int16.self)
                     } else {

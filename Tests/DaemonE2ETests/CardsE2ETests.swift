@@ -107,10 +107,10 @@ import Testing
         try await Daemon.with(config: Self.config) { daemon in
             try await daemon.ok("cardread 8")
             var loop = try await daemon.ok("loop_status")
-            let deadline = ContinuousClock.now + Patience.stall  // a hang detector (it was 250 polls: about 5 s)
-            while loop["loop_start"] == nil, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(20))
+            // Waited for by progress (Patience: a hang detector), not a number of polls.
+            _ = try await Patience.wait {
                 loop = try await daemon.ok("loop_status")
+                return loop["loop_start"] != nil
             }
             #expect(try await daemon.queue() == ["Beta/Second/02 Dos.flac"])
             #expect(loop["loop_start"].flatMap(Double.init).map { abs($0 - 0.5) < 0.01 } == true, "\(loop)")
