@@ -126,7 +126,8 @@ let storageTargets: [Target] = [
     // or not at all) and the takes folder.
     .target(
         name: "Recording",
-        dependencies: ["AudioCore", "FermataCore", "CALSA", "CFLAC", "DatabaseFile", .product(name: "GRDB", package: "GRDB.swift")]
+        dependencies: ["AudioCore", "AudioOutput", "FermataCore", "CALSA", "CFLAC", "DatabaseFile",
+                       .product(name: "GRDB", package: "GRDB.swift")]
     ),
     // Practice statistics: what counts as practice, the tally by day and subject, the recorder, its store and its
     // tables' migrations.

@@ -5,7 +5,7 @@ progress), then the failed tests by name. Reads the log named on the command lin
 import re
 import sys
 
-PROGRESS = re.compile(r"^\s*(✔|◇|↳ Testing|Test Suite|Test Case|\[\d+/\d+\])")
+PROGRESS = re.compile(r"^\s*(✔|◇|↳ Testing|Test Suite|Test Case|\[\d+/\d+\]|ALSA lib |\d{4}-\d\d-\d\dT[\d:]+[+-]\d{4} (info|notice|debug|trace) )")
 lines = open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines()
 failed = []
 shown = 0

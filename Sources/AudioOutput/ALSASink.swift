@@ -14,6 +14,7 @@ public final class ALSASink: AudioSink {
     private var pcm: OpaquePointer?
     private var config: OpaquePointer?
     private var canPause = false
+    private let position = ALSAPosition()
     public private(set) var periodFrames = 0
     public var name: String { "ALSA \(device)" }
     public var isOpen: Bool { pcm != nil }
@@ -97,6 +98,7 @@ public final class ALSASink: AudioSink {
         snd_pcm_sw_params_current(handle, sw)
         snd_pcm_sw_params_set_start_threshold(handle, sw, bufferSize - period)
         snd_pcm_sw_params_set_avail_min(handle, sw, period)
+        ALSAPosition.enableStamps(handle, sw)
         r = snd_pcm_sw_params(handle, sw)
         guard r >= 0 else { throw failure(r, "software parameters refused") }
         r = snd_pcm_prepare(handle)
@@ -151,6 +153,17 @@ public final class ALSASink: AudioSink {
         guard let pcm else { return 0 }
         var delay = snd_pcm_sframes_t(0)
         return snd_pcm_delay(pcm, &delay) >= 0 ? max(0, Int(delay)) : 0
+    }
+
+    public var delayReading: (frames: Int, nanoseconds: UInt64) {
+        guard let reading = stampedPosition() else { return (0, MonotonicClock.nanoseconds()) }
+        return (reading.frames, reading.nanoseconds)
+    }
+
+    /// The device's position with its stamp (`ALSAPosition`); nil when closed or unreadable. Output thread only.
+    public func stampedPosition() -> ALSAPosition.Reading? {
+        guard let pcm else { return nil }
+        return position.read(pcm)
     }
 
     private func failure(_ code: Int32, _ what: String) -> SinkOpenError {

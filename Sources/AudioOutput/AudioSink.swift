@@ -30,7 +30,7 @@ public struct SinkOpenError: Error, Sendable, CustomStringConvertible {
 /// A PCM output device.
 ///
 /// Threads: every method is called by the output thread only (one owner); `open` and `close` may allocate and do I/O,
-/// `write`, `pause`, `drop` and `delayFrames` must not allocate or lock. `write` blocks at most about one period.
+/// `write`, `pause`, `drop`, `delayFrames` and `delayReading` must not allocate or lock. `write` blocks at most about one period.
 public protocol AudioSink: AnyObject {
     /// A human-readable name ("ALSA default", "paced null output").
     var name: String { get }
@@ -49,6 +49,14 @@ public protocol AudioSink: AnyObject {
     func drain()
     /// Frames written but not yet heard.
     var delayFrames: Int { get }
+    /// Frames written but not yet heard, and the CLOCK_MONOTONIC instant that count holds at (the device's own stamp
+    /// of its position where it gives one: `ALSAPosition`). The recording's clock line is fitted through these.
+    var delayReading: (frames: Int, nanoseconds: UInt64) { get }
     /// Period size in frames chosen at open.
     var periodFrames: Int { get }
+}
+
+extension AudioSink {
+    /// A device with no stamp of its own: the count, then the instant it was read.
+    public var delayReading: (frames: Int, nanoseconds: UInt64) { (delayFrames, MonotonicClock.nanoseconds()) }
 }

@@ -40,6 +40,7 @@ public final class SwitchableSink: AudioSink {
     public var isOpen: Bool { current.isOpen }
     public var periodFrames: Int { current.periodFrames }
     public var delayFrames: Int { current.delayFrames }
+    public var delayReading: (frames: Int, nanoseconds: UInt64) { current.delayReading }
 
     public func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat {
         close()

@@ -77,8 +77,8 @@ struct LatencyProbe {
             case let .deviceLost(code), let .failed(code):
                 throw .device("the output \(output) failed while the clicks played (error \(-code))")
             }
-            let heard = written - sink.delayFrames
-            outputLine.add(frame: Int64(heard), nanoseconds: MonotonicClock.nanoseconds())
+            let delay = sink.delayReading  // the count and its instant, as the recording's lines read them
+            outputLine.add(frame: Int64(written - delay.frames), nanoseconds: delay.nanoseconds)
             let reading = loop.clock.read()
             if reading.nanoseconds > 0 { captureLine.add(frame: reading.frame, nanoseconds: reading.nanoseconds) }
             if loop.lostCode.load(ordering: .relaxed) != 0 { throw .device("the capture device \(capture) went away") }

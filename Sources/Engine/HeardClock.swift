@@ -1,7 +1,7 @@
 import FermataCore
 
 /// One reading of the output's clock: at CLOCK_MONOTONIC `nanoseconds` the listener hears the ring's byte
-/// `ringPosition` (the output thread's cursor less the device's delay, `snd_pcm_delay`). Readings of one `epoch` lie on
+/// `ringPosition` (the output thread's cursor less the device's delay, stamped by the device: `AudioSink.delayReading`). Readings of one `epoch` lie on
 /// one line (the device's clock); a flush, a rewind or a device (re)opening starts a new epoch. Recording maps a loop
 /// pass's first ring byte to the instant it is heard through a line fitted to these readings.
 ///

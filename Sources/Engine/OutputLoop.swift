@@ -140,11 +140,12 @@ final class OutputLoop {
     private func publishPosition() {
         var heard = cursor
         if machine.phase == .running || machine.published == .paused, sink.isOpen {
-            heard = max(shared.ring.releasedPosition, cursor - sink.delayFrames * max(1, bytesPerFrame))
+            let delay = sink.delayReading  // one reading: the count and its instant (the device's stamp)
+            heard = max(shared.ring.releasedPosition, cursor - delay.frames * max(1, bytesPerFrame))
             if machine.phase == .running, let format = machine.format {
                 shared.heardClock.publish(HeardClockReading(
                     ringPosition: heard, bytesPerFrame: bytesPerFrame, sampleRate: format.sampleRate,
-                    nanoseconds: MonotonicClock.nanoseconds(), epoch: clockEpoch))
+                    nanoseconds: delay.nanoseconds, epoch: clockEpoch))
             }
         } else {
             heard = min(cursor, shared.ring.releasedPosition)

@@ -1,5 +1,5 @@
 /// One reading of the capture device's clock: at CLOCK_MONOTONIC `nanoseconds` the device takes in capture frame
-/// `frame` (frames read so far plus those waiting in the device, `snd_pcm_delay`). Published by the capture thread
+/// `frame` (frames read so far plus those waiting in the device, stamped by the device: `ALSAPosition`). Published by the capture thread
 /// after every read (`CaptureLoop.clock`), read by the recording service.
 public struct CaptureClockReading: Sendable, BitwiseCopyable, Equatable {
     public var frame: Int64

@@ -1,4 +1,5 @@
 import AudioCore
+import AudioOutput
 import CALSA
 import Glibc
 
@@ -14,6 +15,7 @@ public final class CaptureDevice {
     private var config: OpaquePointer?
     public private(set) var format: AudioFormat?
     public private(set) var periodFrames = 0
+    private let position = ALSAPosition()
 
     /// Why the device cannot capture, in words for the log, `doctor` and the protocol.
     public struct OpenError: Error, CustomStringConvertible, Equatable {
@@ -101,6 +103,14 @@ public final class CaptureDevice {
         guard applied >= 0 else { throw failure(applied, "the capture device \(name) refused its parameters") }
         snd_pcm_hw_params_get_period_size(hw, &period, &dir)
         self.periodFrames = Int(period)
+        // Stamped positions (`ALSAPosition`); the rest of the software parameters stay the device's defaults.
+        var sw: OpaquePointer?
+        snd_pcm_sw_params_malloc(&sw)
+        defer { snd_pcm_sw_params_free(sw) }
+        if snd_pcm_sw_params_current(handle, sw) >= 0 {
+            ALSAPosition.enableStamps(handle, sw)
+            _ = snd_pcm_sw_params(handle, sw)
+        }
         let prepared = snd_pcm_prepare(handle)
         guard prepared >= 0 else { throw failure(prepared, "the capture device \(name) cannot start") }
         format = actual
@@ -123,12 +133,18 @@ public final class CaptureDevice {
         return .lost(code: code)
     }
 
-    /// Frames the device has captured that `read` has not returned yet (`snd_pcm_delay`; 0 when unknown). Capture
-    /// thread only, right after a read: no allocation, no lock.
-    public func pendingFrames() -> Int {
-        guard let pcm else { return 0 }
-        var delay = snd_pcm_sframes_t(0)
-        return snd_pcm_delay(pcm, &delay) >= 0 ? max(0, Int(delay)) : 0
+    /// Frames the device has captured that `read` has not returned yet, and the CLOCK_MONOTONIC instant that count
+    /// holds at (the kernel's stamp of its position: `ALSAPosition`); 0 frames now when unknown. Capture thread only,
+    /// right after a read: no allocation, no lock.
+    public func pendingFrames() -> (frames: Int, nanoseconds: UInt64) {
+        guard let reading = stampedPosition() else { return (0, MonotonicClock.nanoseconds()) }
+        return (reading.frames, reading.nanoseconds)
+    }
+
+    /// The device's position with its stamp (`ALSAPosition`); nil when closed or unreadable. Capture thread only.
+    public func stampedPosition() -> ALSAPosition.Reading? {
+        guard let pcm else { return nil }
+        return position.read(pcm)
     }
 
     public func close() {

@@ -148,6 +148,23 @@ import Testing
         _ = directory
     }
 
+    /// The capture clock's readings carry the device's own stamp of its position (`ALSAPosition`, CLOCK_MONOTONIC),
+    /// taken inside the status call, not an instant read after it: alsa-lib's `null` capture stamps its status.
+    @Test func aCaptureReadingIsStampedByTheDeviceInsideTheRead() throws {
+        let device = CaptureDevice(name: "stampedcapture", configText: "pcm.stampedcapture { type null }")
+        try device.open(Self.format, periodFrames: 441)
+        defer { device.close() }
+        device.start()
+        var buffer = [UInt8](repeating: 0, count: 441 * Self.format.bytesPerFrame)
+        let result = buffer.withUnsafeMutableBytes { device.read(into: $0.baseAddress!, frames: 441) }
+        #expect(result == .read(frames: 441))
+        let before = MonotonicClock.nanoseconds()
+        let reading = try #require(device.stampedPosition())
+        let after = MonotonicClock.nanoseconds()
+        #expect(reading.stamped, "not stamped on CLOCK_MONOTONIC: \(reading)")
+        #expect(reading.nanoseconds >= before && reading.nanoseconds <= after)
+    }
+
     /// The disk fell behind: the ring (1 s) filled and the capture dropped frames after it. A take that ended before
     /// the gap is whole; the take across it is lost, its partial file removed, and nothing is committed of it.
     @Test(.timeLimit(.minutes(10))) func aTakeAcrossTheGapAFullRingLeftIsLostAndTheOneBeforeKept() async throws {

@@ -358,30 +358,18 @@ def cmd_start(a):
         st["run_user"] = st["run_group"] = None
     st["logdir"] = os.path.realpath(logdir)
     dump = [m for m in (a.dump or [])]
-    cfg = write_config(d, st, a, st["logdir"], dump)
-    out = open(os.path.join(d, "icecast.out"), "wb")
-    proc = subprocess.Popen(["icecast2", "-c", cfg], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    st["pid"] = proc.pid
-    save_state(d, st)
-    deadline = time.monotonic() + a.timeout
-    while True:
-        if proc.poll() is not None:
-            text = open(os.path.join(d, "icecast.out"), errors="replace").read()
-            errlog = os.path.join(st["logdir"], "error.log")
-            if os.path.exists(errlog):
-                text += open(errlog, errors="replace").read()[-2000:]
-            sys.exit(f"icecast.py: icecast2 exited with {proc.returncode}:\n{text}")
-        try:
-            code, _ = http_get(f"http://127.0.0.1:{st['port']}/status-json.xsl", timeout=1)
-            if code == 200:
-                break
-        except (OSError, urllib.error.URLError):
-            pass
-        if time.monotonic() > deadline:
-            proc.terminate()
-            sys.exit(f"icecast.py: icecast2 did not answer on 127.0.0.1:{st['port']} within {a.timeout} s")
-        time.sleep(0.05)
+    # A free port is only free until someone binds it: a suite beside this one may have been handed the same port and
+    # started its own icecast2 on it. So the server that answers must be ours (our admin password is accepted), and
+    # when ours could not bind, a new port is tried (unless --port named one).
+    for attempt in range(1, 9):
+        cfg = write_config(d, st, a, st["logdir"], dump)
+        proc, why = start_icecast(d, st, cfg, a.timeout)
+        if proc is not None:
+            break
+        if a.port or attempt == 8:
+            sys.exit(why)
+        log(f"attempt {attempt} on port {st['port']}: {why.splitlines()[0]}; another port")
+        st["port"] = free_port()
     if a.foreground:
         print(st["port"], flush=True)
         try:
@@ -390,6 +378,41 @@ def cmd_start(a):
             proc.terminate()
         return
     print(st["port"])
+
+
+def start_icecast(d, st, cfg, timeout):
+    """Runs icecast2 with `cfg` and waits until it answers our admin password on its port: (process, None), or
+    (None, why) when it exited (a port another took) or did not answer within `timeout` s (it is then stopped)."""
+    out = open(os.path.join(d, "icecast.out"), "wb")
+    proc = subprocess.Popen(["icecast2", "-c", cfg], stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    st["pid"] = proc.pid
+    save_state(d, st)
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            text = open(os.path.join(d, "icecast.out"), errors="replace").read()
+            errlog = os.path.join(st["logdir"], "error.log")
+            if os.path.exists(errlog):
+                text += open(errlog, errors="replace").read()[-2000:]
+            return None, f"icecast.py: icecast2 exited with {proc.returncode}:\n{text}"
+        try:
+            code, _ = http_get(f"http://127.0.0.1:{st['port']}/admin/stats",
+                               auth=("admin", st["admin_password"]), timeout=1)
+            if code == 200:
+                if proc.poll() is None:
+                    return proc, None
+                continue  # answered by another server while ours was exiting: the exit is reported above
+        except urllib.error.HTTPError as error:
+            if error.code == 401:  # another icecast2 holds the port: ours cannot have bound it
+                stop_pid(proc.pid, "icecast2")
+                return None, f"icecast.py: port {st['port']} is another icecast2's"
+        except (OSError, urllib.error.URLError):
+            pass
+        if time.monotonic() > deadline:
+            proc.terminate()
+            return None, f"icecast.py: icecast2 did not answer on 127.0.0.1:{st['port']} within {timeout} s"
+        time.sleep(0.05)
 
 
 def stop_pid(pid, name, grace=3.0):
