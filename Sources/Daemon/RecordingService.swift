@@ -160,6 +160,7 @@ public final class RecordingService: Service, Sendable {
                     session = nil
                 } else {
                     await step(open, position: position)
+                    if let loss = open.lossSinceLastLook() { logger.notice("recording: \(loss)") }
                 }
             } else if position.state == .playing, let format = position.deviceFormat, ContinuousClock.now >= retryAt {
                 do {

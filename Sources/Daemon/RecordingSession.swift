@@ -18,6 +18,9 @@ final class RecordingSession: @unchecked Sendable {
     var outputLine: ClockLine
     var captureLine: ClockLine
     private var outputEpoch = 0
+    /// The capture's overruns and dropped frames last logged, and when (`lossSinceLastLook`).
+    private var reportedLoss = (overruns: 0, dropped: 0)
+    private var lossLogged: ContinuousClock.Instant?
     private let captureThread: WorkerThread
     private let writerThread: WorkerThread
 
@@ -68,6 +71,18 @@ final class RecordingSession: @unchecked Sendable {
               let instant = outputLine.nanoseconds(atFrame: Double(mark.frame)),
               let frame = captureLine.frame(atNanoseconds: instant), frame.isFinite, abs(frame) < 1e15 else { return nil }
         return Int64(frame.rounded()) + Int64(latencyFrames)
+    }
+
+    /// New overruns or dropped frames since the last report, as words for a notice; nil when there are none, or
+    /// when one was reported less than 10 s ago (the count carries over to the next report).
+    func lossSinceLastLook(now: ContinuousClock.Instant = .now) -> String? {
+        let overruns = loop.overruns.load(ordering: .relaxed), dropped = loop.droppedFrames.load(ordering: .relaxed)
+        guard (overruns, dropped) != reportedLoss else { return nil }
+        if let lossLogged, now - lossLogged < .seconds(10) { return nil }
+        reportedLoss = (overruns, dropped)
+        lossLogged = now
+        return "the capture ran over \(overruns) time\(overruns == 1 ? "" : "s") and dropped \(dropped) frames "
+            + "(a full take ring: the disk fell behind) since it opened"
     }
 
     /// Stops both threads (a take still open is abandoned by the writer) and closes the device.

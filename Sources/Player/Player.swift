@@ -31,6 +31,9 @@ public actor Player: PlayerControl {
     public private(set) var durableWrites = 0
     /// Announcement failures already logged (each reason once).
     private var announcementProblems: Set<String> = []
+    /// Output underruns since the start, and when one was last logged (a notice at most every 10 s, with the count).
+    private var underruns = 0
+    private var underrunLogged: ContinuousClock.Instant?
     private var endWaiters: [CheckedContinuation<Void, Never>] = []
     private var playingWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiterID = 0
@@ -148,7 +151,12 @@ public actor Player: PlayerControl {
         case .deviceRestored:
             logger.notice("audio device back; resuming at the same position")
         case .underrun:
-            logger.debug("output underrun recovered")
+            underruns += 1
+            let now = ContinuousClock.now
+            if underrunLogged.map({ now - $0 >= .seconds(10) }) ?? true {
+                underrunLogged = now
+                logger.notice("output underrun recovered (\(underruns) since the start)")
+            }
         }
     }
 

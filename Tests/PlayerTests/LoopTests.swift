@@ -81,15 +81,19 @@ import Testing
         try await player.perform(.playEntry(rig.ids[0]))
         var seen: [Int] = []
         var longestGap = Duration.zero, last = ContinuousClock.now
+        var statuses: [String] = []  // each change of the status's entry, state, pass or whole second: for a failure
         let finished = try await Patience.wait {
             let now = ContinuousClock.now
             longestGap = max(longestGap, now - last)
             last = now
             let status = await player.status()
             if let pass = status.loopPass, seen.last != pass { seen.append(pass) }
+            let line = "\(status.state) entry \(status.entryID.map(String.init) ?? "-") pass \(status.loopPass.map(String.init) ?? "-") "
+                + "at \(Int(status.elapsed)) s loop \(status.loop.map { "\($0.start)..<\($0.end)" } ?? "none")"
+            if statuses.last != line { statuses.append(line) }
             return status.entryID == rig.ids[1]
         }
-        #expect(finished, "the second entry was reached")
+        #expect(finished, "the second entry was reached; the statuses seen: \(statuses.suffix(30)), engine \(rig.engine.position())")
         #expect(!seen.isEmpty && seen == seen.sorted() && Set(seen).count == seen.count && seen.allSatisfy { (1...3).contains($0) },
                 "passes heard in order, none past 3: \(seen)")
         // A poll starved for longer than a pass may miss one, the last too (a loaded CI machine did: the next entry

@@ -21,7 +21,8 @@ final class AACStreamDecoder: StreamDecoder {
         guard available else {
             throw .content("AAC streams need FFmpeg (\(why); install \(MP4Decoder.packages))")
         }
-        let input = CallbackSource(source)
+        // From the first real frame (a listener joins mid-frame): false sync words before it are not fed to FFmpeg.
+        let input = CallbackSource(try ADTSAligner(source))
         var info = fm_av_info()
         var text = [CChar](repeating: 0, count: 256)
         guard let handle = fm_av_open_stream({ context, buffer, size in
