@@ -309,6 +309,9 @@ public final class RecordingService: Service, Sendable {
 
     /// `fermata audio latency`: plays clicks and hears them (`LatencyProbe`), with playback stopped; stores the round
     /// trip for this pair of devices. Recording's capture is closed meanwhile and reopened after.
+    /// How many times `measureLatency` plays its clicks before it says they were not heard.
+    static let latencyAttempts = 3
+
     public func measureLatency(rate requested: Int? = nil) async throws(Refusal) -> RoundTripLatency {
         guard !device.isEmpty else {
             throw Refusal(description: "no capture device: set record.device in the configuration (`arecord -L` lists them)")
@@ -331,9 +334,27 @@ public final class RecordingService: Service, Sendable {
         var fixed: Int?
         if case let .fixed(format?) = engine.config.formatPolicy { fixed = format.sampleRate }
         let rate = requested ?? fixed ?? state.withLock { $0.lastRate } ?? 48_000
-        let (probe, configText) = (LatencyProbe(output: outputDevice, capture: device, rate: rate), captureConfigText)
-        let result: Result<(frames: Int, heard: Int), LatencyProbe.Failure> = await BlockingWork.run {
-            do throws(LatencyProbe.Failure) { return .success(try probe.measure(captureConfigText: configText)) } catch { return .failure(error) }
+        let (probe, configText, priority) = (LatencyProbe(output: outputDevice, capture: device, rate: rate),
+                                             captureConfigText, self.priority)
+        // The clicks are played on a thread of the capture's priority (a starved probe underruns the output and its
+        // clocks no longer say where the clicks went), and measured again, up to three times, when too few were
+        // heard: a loaded kernel-lab run heard fewer than 4 of 8 once, and its takes were then not moved at all.
+        var result: Result<(frames: Int, heard: Int), LatencyProbe.Failure> = .failure(.notHeard("not measured"))
+        for attempt in 1...Self.latencyAttempts {
+            result = await BlockingWork.run {
+                let outcome = Mutex<Result<(frames: Int, heard: Int), LatencyProbe.Failure>?>(nil)
+                WorkerThread.started(name: "fermata-latency", priority: priority) {
+                    do throws(LatencyProbe.Failure) {
+                        let measured = try probe.measure(captureConfigText: configText)
+                        outcome.withLock { $0 = .success(measured) }
+                    } catch {
+                        outcome.withLock { $0 = .failure(error) }
+                    }
+                }.join()
+                return outcome.withLock { $0 } ?? .failure(.notHeard("the measurement did not run"))
+            }
+            guard case let .failure(.notHeard(why)) = result, attempt < Self.latencyAttempts else { break }
+            logger.notice("recording: round trip, attempt \(attempt) of \(Self.latencyAttempts): \(why); again")
         }
         switch result {
         case let .failure(error): throw Refusal(description: error.description)

@@ -81,8 +81,8 @@ final class RecordingSession: @unchecked Sendable {
         if let lossLogged, now - lossLogged < .seconds(10) { return nil }
         reportedLoss = (overruns, dropped)
         lossLogged = now
-        return "the capture ran over \(overruns) time\(overruns == 1 ? "" : "s") and dropped \(dropped) frames "
-            + "(a full take ring: the disk fell behind) since it opened"
+        return "since the capture opened it ran over \(overruns) time\(overruns == 1 ? "" : "s") (the capture thread "
+            + "was late: frames lost in the device) and dropped \(dropped) frames (a full take ring: the disk fell behind)"
     }
 
     /// Stops both threads (a take still open is abandoned by the writer) and closes the device.

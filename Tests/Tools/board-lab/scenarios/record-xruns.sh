@@ -1,4 +1,4 @@
-# Recording's capture path on the emulated board (issue 38): the package installed, fermatad playing a loop at 80 % with the click on into snd-aloop while it records every pass from the loopback's other side, for RECORD_SECONDS (default 600); its CPU, the output's underruns, the capture's overruns and dropped frames, and the takes kept.
+# Recording's capture path on the emulated board (issue 38): the package installed, fermatad playing a loop at 80 % with the click on into snd-aloop while it records every pass from the loopback's other side, for RECORD_SECONDS (default 600); its CPU, the output's underruns, the capture's overruns and dropped frames, and the takes kept. RECORD=off: the same playback without recording (the baseline).
 # board-lab: no-auto-install
 # Needs --deb fermata_<version>_arm64.deb. fermatad logs an output underrun and a capture overrun or drop as notices
 # (at most one every 10 s, with the count so far): the journal since the loop began must have none. MPD is stopped
@@ -19,7 +19,10 @@ check fermata_playing fermata_play_music
 fermata loop set 4 14 2>&1 | tail -1
 fermata tempo 80 2>&1 | tail -1
 fermata metronome on 2>&1 | tail -1
-check record_on sh -c 'fermata record on | grep -q "record: 1"'
+if [ "${RECORD:-on}" = on ]; then
+    check record_on sh -c 'fermata record on | grep -q "recording: on"'
+fi
+fermata status | grep -iE 'loop|tempo|click|metronome' || true
 sleep 5
 pid=$(fermatad_pid)
 ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
@@ -35,7 +38,7 @@ hz=$(getconf CLK_TCK)
 cpu=$(awk -v c="$((c1 - c0))" -v hz="$hz" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", 100 * c / hz / (b - a) }')
 journal=$(journalctl -u fermata.service --since "$since" --no-pager -o cat)
 underruns=$(printf '%s\n' "$journal" | grep -c 'output underrun' || true)
-overruns=$(printf '%s\n' "$journal" | grep -c 'the capture ran over' || true)
+overruns=$(printf '%s\n' "$journal" | grep -c 'ran over' || true)
 notkept=$(printf '%s\n' "$journal" | grep -c 'not kept' || true)
 kept=$(printf '%s\n' "$journal" | grep -c 'kept$' || true)
 takes=$(mpd_cmd takes | grep -c '^take:' || true)
@@ -45,5 +48,7 @@ result "record.seconds=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a
     "record.takes_not_kept_lines=$notkept" "record.takes_listed=$takes" \
     "fermatad.$(proc_mem "$pid" | sed 's/ / fermatad./g')"
 check no_output_underrun test "$underruns" = 0
-check no_capture_overrun test "$overruns" = 0
-check takes_kept test "$kept" -ge $((seconds / 25))
+if [ "${RECORD:-on}" = on ]; then
+    check no_capture_overrun test "$overruns" = 0
+    check takes_kept test "$kept" -ge $((seconds / 25))
+fi
