@@ -336,7 +336,7 @@ public final class RecordingService: Service, Sendable {
         let rate = requested ?? fixed ?? state.withLock { $0.lastRate } ?? 48_000
         let (probe, configText, priority) = (LatencyProbe(output: outputDevice, capture: device, rate: rate),
                                              captureConfigText, self.priority)
-        // The clicks are played on a thread of the capture's priority (a starved probe underruns the output and its
+        // The clicks are played on a thread of the capture's priority, the output's (a starved probe underruns the output and its
         // clocks no longer say where the clicks went), and measured again, up to three times, when too few were
         // heard: a loaded kernel-lab run heard fewer than 4 of 8 once, and its takes were then not moved at all.
         var result: Result<(frames: Int, heard: Int), LatencyProbe.Failure> = .failure(.notHeard("not measured"))
