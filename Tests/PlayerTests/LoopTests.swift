@@ -74,7 +74,9 @@ import Testing
 /// the section's pass).
 @Suite struct HeardPassTests {
     @Test func theHeardPassCountsSeamsAsTheyAreHeard() async throws {
-        let rig = try await TransportTests.Rig(seconds: [4, 4])
+        // The second entry is long: the poll below may be starved for seconds (a CI-like run's poll came back after
+        // a 4 s second entry had played out and the queue had ended: passes [3, 1], then stopped).
+        let rig = try await TransportTests.Rig(seconds: [4, 60])
         let player = rig.player
         // A 1 s loop (0.5-1.5 s) played three times, in real time over the paced null output.
         try await player.setLoop(entry: rig.ids[0], LoopRegion(start: 22_050, end: 66_150, repeatCount: 2))
