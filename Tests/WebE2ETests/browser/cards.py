@@ -35,8 +35,8 @@ def run(s, report):
                              if b.text == "Slow Blues" and b.is_displayed()], "the suggestion Slow Blues", stall)[0]
     report.check("typing suggests the album from the library", True)
     click(d, pick)
-    report.check("the suggestion fills the field", typed.get_attribute("value") == "Slow Blues",
-                 typed.get_attribute("value"))
+    eventually(report, "the suggestion fills the field", lambda: typed.get_attribute("value") == "Slow Blues", stall,
+               lambda: typed.get_attribute("value"))
     click(d, form.find_element("css selector", "button[type=submit]"))
     eventually(report, "learn: the page waits for a card",
                lambda: "Show the new card" in (text(d, "#v-cards .wait") or "") and
