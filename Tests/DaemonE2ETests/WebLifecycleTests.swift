@@ -13,8 +13,11 @@ import TestSupport
     /// "Waiting on child channel: CancellationError()" and "Server shutdown error" at every stop).
     @Test func aTakenPortWaitsAndAStopClosesTheStreams() async throws {
         let root = try TemporaryDirectory(prefix: "fermata-web-life")
-        let webPort = TestSocket.freePort()
-        var holder = try Self.listen(on: webPort)
+        // The holder binds a port the kernel picks, and keeps it: a "free" port looked up first may be another
+        // suite's by the time it is bound (a CI-like run: errno 98).
+        let held = try Self.listenOnAFreePort()
+        var holder = held.fd
+        let webPort = held.port
         defer { if holder >= 0 { close(holder) } }
         try FileManager.default.createDirectory(atPath: root.file("music"), withIntermediateDirectories: true)
         let daemon = try FermatadProcess(
@@ -43,21 +46,26 @@ import TestSupport
                 "a stop with a page open logs no error:\n\(stopLines.joined(separator: "\n"))")
     }
 
-    /// A socket listening on 127.0.0.1:`port`, as another program holding the port.
-    static func listen(on port: Int) throws -> Int32 {
+    /// A socket listening on 127.0.0.1 at a port the kernel picked, as another program holding the port; its port.
+    static func listenOnAFreePort() throws -> (fd: Int32, port: Int) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         try #require(fd >= 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        try #require(bound == 0 && Glibc.listen(fd, 4) == 0, "holding port \(port): errno \(errno)")
-        return fd
+        try #require(bound == 0 && Glibc.listen(fd, 4) == 0, "holding a port: errno \(errno)")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        try #require(named == 0, "getsockname: errno \(errno)")
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     /// A connection reading `GET /api/events`, once its first event (the status) has arrived.
