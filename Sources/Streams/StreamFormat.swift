@@ -114,6 +114,12 @@ final class PeekedSource: StreamByteSource {
         head = Array(scratch.prefix(filled))
     }
 
+    /// Hands out `head` (bytes already read from `source`), then `source`.
+    init(_ source: any StreamByteSource, head: [UInt8]) {
+        self.source = source
+        self.head = head
+    }
+
     /// The bytes read ahead.
     var peeked: [UInt8] { head }
 

@@ -22,7 +22,7 @@ final class AACStreamDecoder: StreamDecoder {
             throw .content("AAC streams need FFmpeg (\(why); install \(MP4Decoder.packages))")
         }
         // From the first real frame (a listener joins mid-frame): false sync words before it are not fed to FFmpeg.
-        let input = CallbackSource(try ADTSAligner(source))
+        let input = CallbackSource(try ADTSAligner.aligned(source))
         var info = fm_av_info()
         var text = [CChar](repeating: 0, count: 256)
         guard let handle = fm_av_open_stream({ context, buffer, size in

@@ -4,24 +4,20 @@
 /// is taken as real when the header there is valid and another valid header of the same sampling rate, profile and
 /// channels follows exactly one frame length on; the bytes before it are dropped. At most `limit` bytes are searched.
 ///
-/// Threads: one stream thread.
-final class ADTSAligner: StreamByteSource {
-    private let source: any StreamByteSource
-    private var head: [UInt8] = []
-    private var headStart = 0
+/// Threads: called on the stream's thread, which alone uses the source it returns.
+enum ADTSAligner {
     /// How far the first real frame is searched for (a frame is at most 8,191 bytes).
     static let limit = 65_536
 
-    /// Reads from `source` until a real frame start is found (or throws when none is within `limit` bytes).
-    init(_ source: any StreamByteSource) throws(StreamError) {
-        self.source = source
+    /// `source` from its first real frame start: read until one is found (throws when none is within `limit` bytes);
+    /// the bytes from it are handed out again first (`PeekedSource`).
+    static func aligned(_ source: any StreamByteSource) throws(StreamError) -> PeekedSource {
         var bytes: [UInt8] = []
         var searched = 0
         var chunk = [UInt8](repeating: 0, count: 4096)
         while true {
             if let start = Self.firstFrame(in: bytes, from: searched) {
-                head = Array(bytes[start...])
-                return
+                return PeekedSource(source, head: Array(bytes[start...]))
             }
             searched = max(0, bytes.count - 8_191 - 7)  // a header not yet judged may still be completed by more bytes
             guard bytes.count < Self.limit else {
@@ -35,8 +31,7 @@ final class ADTSAligner: StreamByteSource {
             if let failure { throw failure }
             if count == 0 {
                 // The stream ended within the search: hand out what there is from its first plausible header.
-                head = Array(bytes[(Self.firstHeader(in: bytes) ?? bytes.count)...])
-                return
+                return PeekedSource(source, head: Array(bytes[(Self.firstHeader(in: bytes) ?? bytes.count)...]))
             }
             bytes += chunk.prefix(count)
         }
@@ -70,17 +65,6 @@ final class ADTSAligner: StreamByteSource {
 
     /// The first offset with a valid header on its own (for a stream shorter than two frames).
     static func firstHeader(in bytes: [UInt8]) -> Int? {
-        (0..<max(0, bytes.count)).first { header(bytes, at: $0) != nil }
-    }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
-        if headStart < head.count {
-            let count = min(buffer.count, head.count - headStart)
-            head.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + headStart, byteCount: count) }
-            headStart += count
-            if headStart == head.count { head = []; headStart = 0 }
-            return count
-        }
-        return try source.read(into: buffer)
+        bytes.indices.first { header(bytes, at: $0) != nil }
     }
 }
