@@ -64,8 +64,19 @@ struct ControlsKernelTests {
         // is tested sample-exact elsewhere): at least the first one.
         #expect(elapsed > 10, "\(repeats) seeks of +10 s: \(states[next - 1])")
         #expect(states[next + 1]["entry"] == "2", "next, heard by the time of the following press")
-        #expect(states[next + 2]["loop"]?.contains("..<") == true && states[next + 3]["loop"] == "none",
-                "loop A, B, clear: \(states[next + 1]) \(states[next + 2]) \(states[next + 3])")
+        // Each play-pause flips the playing queue. A starved VM can stretch one of the two play taps past the long
+        // press (announce, judged above by the kernel's times): the player is then paused from there on, A and B are
+        // pressed at the same paused position, and B is refused (a loop needs B after A) while A stays set. A
+        // CI run showed exactly that ("A=0", "A=0", "none" at entry 2, paused), once in seven runs.
+        let playing = expected.prefix(2).filter { $0 == "play-pause" }.count % 2 == 0
+        #expect(states[next]["state"] == (playing ? "playing" : "paused"), "\(expected): \(transcript.pi.text)")
+        let loops = "loop A, B, clear: \(states[next + 1]) \(states[next + 2]) \(states[next + 3])\n\(transcript.pi.text)"
+        if playing {
+            #expect(states[next + 2]["loop"]?.contains("..<") == true && states[next + 3]["loop"] == "none", "\(loops)")
+        } else {
+            #expect(states[next + 1]["loop"]?.hasPrefix("A=") == true && states[next + 2]["loop"] == states[next + 1]["loop"]
+                        && states[next + 3]["loop"] == "none", "\(loops)")
+        }
         #expect(states[next + 4]["state"] == "stopped")
     }
 
