@@ -237,7 +237,9 @@ extension DecodeLoop: DecoderEnvironment {
 
     func resetConverter() { converter.reset() }
     func converterNeedsDrain(before source: AudioFormat) -> Bool { converter.needsFlush(before: source) }
-    func drainConverter() { converter.flush { shared.ring.write($0) } }
+    /// What the converter still holds is the track's last frames: through the overlay stage like the rest, so a click,
+    /// spoken words or a take over them sound there too.
+    func drainConverter() { converter.flush { writeMixed($0) } }
     func setConverterTempo(_ tempo: Double, continuous: Bool) { converter.setTempo(tempo, continuous: continuous) }
     func setConverterPitch(_ semitones: Double) { converter.setPitch(semitones) }
 
@@ -344,6 +346,8 @@ extension DecodeLoop: DecoderEnvironment {
     func setOverlay(_ speech: SpeechOverlay?) { overlay.speech = speech }
 
     func setMetronome(_ setting: MetronomeSetting?) { overlay.setMetronome(setting) }
+
+    func setTakeMix(_ mix: TakeMix?) { overlay.setTakeMix(mix) }
 
     func emit(_ event: EngineEvent) { events.yield(event) }
 }
