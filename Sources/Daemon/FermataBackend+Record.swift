@@ -1,3 +1,4 @@
+import Engine
 import FermataCore
 import Foundation
 import MPDProtocol
@@ -50,9 +51,11 @@ extension FermataBackend {
         }
     }
 
-    /// Queues the take (and for `alternate` the original's loop before it, at the take's tempo) after the current
-    /// entry, and plays the first entry queued. The take plays at 100 % (it was recorded at the tempo heard).
-    public func playTake(id: Int64, mode: TakePlayback, rounds: Int) async throws {
+    /// Queues the take after the current entry and plays the first entry queued: alone (at 100 %, as it was recorded
+    /// at the tempo heard); after the original's loop at the take's tempo, round by round; or mixed over that loop's
+    /// passes (`balance`: the take is decoded whole on a worker thread, resampled to the device's rate when known, and
+    /// handed to the player before the entry starts).
+    public func playTake(id: Int64, _ playback: TakePlayback) async throws {
         let service = try recordingService()
         guard let take = try await service.list().first(where: { $0.id == id }) else {
             throw MPDError(.noExist, "no take \(id)")
@@ -60,18 +63,32 @@ extension FermataBackend {
         let file = service.takes.folder.takePath(id)
         guard FileManager.default.fileExists(atPath: file) else { throw MPDError(.noExist, "take \(id) has no file") }
         let alone = PlaySpan(startMilliseconds: 0, passes: 1, tempoPercent: 100)
+        func original(passes: Int) -> PlaySpan {
+            PlaySpan(startMilliseconds: take.loopStartMilliseconds, endMilliseconds: take.loopEndMilliseconds,
+                     passes: passes, tempoPercent: min(150, max(50, take.tempoPercent)))
+        }
         var uris: [String] = []
         var spans: [PlaySpan?] = []
-        switch mode {
+        var sound: TakeSound?
+        var percent = 0
+        switch playback {
         case .alone:
             uris = [file]
             spans = [alone]
-        case .alternate:
-            let original = PlaySpan(startMilliseconds: take.loopStartMilliseconds, endMilliseconds: take.loopEndMilliseconds,
-                                    passes: 1, tempoPercent: min(150, max(50, take.tempoPercent)))
+        case let .alternate(rounds):
             for _ in 0..<rounds {
                 uris += [take.path, file]
-                spans += [original, alone]
+                spans += [original(passes: 1), alone]
+            }
+        case let .balance(takePercent, rounds):
+            uris = [take.path]
+            spans = [original(passes: rounds)]
+            percent = takePercent
+            let rate = player.engine.position().deviceFormat?.sampleRate
+            do {
+                sound = try await BlockingWork.run { try TakeSound.load(path: file, rate: rate) }
+            } catch let error as TakeSound.LoadError {
+                throw MPDError(.unknown, "take \(id): \(error.description)")
             }
         }
         do {
@@ -80,6 +97,10 @@ extension FermataBackend {
                                                     view.current.flatMap { view.queue.index(of: $0) }.map { $0 + 1 }
                                                 })
             guard let first = added.first else { return }
+            if let sound {
+                await player.setTakeMix(TakeMix(entry: first, loopStartMilliseconds: take.loopStartMilliseconds,
+                                                sound: sound, takePercent: percent))
+            }
             try await player.perform(.playEntry(first))
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)

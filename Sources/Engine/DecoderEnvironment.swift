@@ -57,6 +57,8 @@ protocol DecoderEnvironment: AnyObject {
     func setConverterPitch(_ semitones: Double)
     /// Clicks over what is written from now on (nil: none).
     func setMetronome(_ setting: MetronomeSetting?)
+    /// Mixes a take over its original's passes in what is written from now on (nil: none).
+    func setTakeMix(_ mix: TakeMix?)
 
     // MARK: the ring
 

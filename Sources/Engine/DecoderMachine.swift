@@ -141,6 +141,7 @@ struct DecoderMachine {
         case let .setMetronome(setting):
             metronome = setting
             env.setMetronome(setting)
+        case let .setTakeMix(mix): env.setTakeMix(mix)
         case let .setTrainer(plan):
             practice.trainer = plan.map(StepTrainer.init)
             resetPasses()

@@ -38,6 +38,8 @@ enum DecoderCommand: Sendable {
     /// Transposition in semitones.
     case setPitch(Double)
     case setMetronome(MetronomeSetting?)
+    /// A take mixed over its original's passes (nil: none).
+    case setTakeMix(TakeMix?)
     case setTrainer(SpeedTrainerPlan?)
     /// "Again" for the step trainer (`StepTrainer.again`).
     case trainerAgain

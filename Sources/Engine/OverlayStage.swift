@@ -2,8 +2,9 @@ import AudioCore
 import FermataCore
 
 /// The stage after the tempo and pitch stage (`FormatConverter`) on the way into the ring: mixes what sounds over the
-/// music — the spoken announcement (ducking the music under it) and the click over the track on its beat grid — into
-/// the device-format bytes, and passes every block with neither through untouched (bit-exact).
+/// music — the spoken announcement (ducking the music under it), the click over the track on its beat grid and a
+/// recorded take over its original's passes at a balance — into the device-format bytes, and passes every block with
+/// none of them through untouched (bit-exact).
 ///
 /// Threads: owned by `DecodeLoop`; the decoder thread alone calls it. Its scratch memory is allocated once.
 final class OverlayStage {
@@ -13,6 +14,8 @@ final class OverlayStage {
     private(set) var metronome: MetronomeSetting?
     /// The click sounding now: it may run on into the next block.
     private var clickVoice: ClickVoice?
+    /// The take mixed over its original's passes (nil: none), its sound at the device's rate once first mixed.
+    private var take: TakeMix?
     private let floats: FixedBuffer<Float>
     private let bytes: FixedBuffer<UInt8>
     private let chunkFrames: Int
@@ -27,6 +30,8 @@ final class OverlayStage {
         metronome = setting
         if setting == nil { clickVoice = nil }
     }
+
+    func setTakeMix(_ mix: TakeMix?) { take = mix }
 
     /// What was written past the ring's new end is gone (a flush), the click sounding in it too.
     func cut() { clickVoice = nil }
@@ -43,8 +48,9 @@ final class OverlayStage {
         let clicks = clickStretch(stretch, sourceRate: sourceRate, device: device, taggedBPM: taggedBPM)
         let clicking = clickVoice != nil
             || clicks.map { $0.grid.hasOnset(start: $0.start, ratio: $0.ratio, count: frames) } == true
+        let takeFrame = takePlacement(stretch, sourceRate: sourceRate, device: device)
         var offset = 0
-        while offset < frames && (speech != nil || clicking) {
+        while offset < frames && (speech != nil || clicking || takeFrame != nil) {
             let n = min(frames - offset, chunkFrames)
             let scratch = floats.base
             SampleConversion.toFloat(input.baseAddress! + offset * frameBytes, frames: n, from: device,
@@ -59,6 +65,7 @@ final class OverlayStage {
                 mix.frame += n
                 speech = mix.frame < mix.total ? mix : nil
             }
+            if let takeFrame, let take { mixTake(take, from: takeFrame + offset, into: scratch, frames: n, channels: channels) }
             if let clicks {
                 mixClicks(into: scratch, frames: n, channels: channels, rate: device.sampleRate, clicks: clicks,
                           from: offset)
@@ -68,6 +75,52 @@ final class OverlayStage {
             offset += n
         }
         if offset < frames { write(UnsafeRawBufferPointer(rebasing: input[(offset * frameBytes)...])) }
+    }
+
+    /// The take's frame at the block's start, nil when no take sounds over the track being written: another entry, a
+    /// count-in (the position holds), no source rate. The device frames since the pass began are the source frames
+    /// since the loop's start over the source frames per device frame, so every pass, seek and tempo places the take
+    /// afresh, and a take recorded at 100 % lands on the frame it was recorded against.
+    private func takePlacement(_ stretch: (item: PlayableItem, frame: Double, ratio: Double)?, sourceRate: Int?,
+                               device: AudioFormat) -> Int? {
+        guard var current = take, let stretch, let sourceRate, stretch.item.entryID == current.entry,
+              stretch.ratio > 0 else { return nil }
+        if current.sound.rate != device.sampleRate {
+            current.sound = current.sound.resampled(to: device.sampleRate)  // the device reopened at another rate
+            take = current
+        }
+        let start = Double(FrameTime.frames(milliseconds: current.loopStartMilliseconds, rate: sourceRate))
+        let frame = ((stretch.frame - start) / stretch.ratio).rounded()
+        return frame.isFinite && abs(frame) < 1e12 ? Int(frame) : nil
+    }
+
+    /// Mixes `take` over `frames` frames of `scratch` from the take's frame `first`: the original at its gain, the
+    /// take's frames (mono to every channel, stereo to many in order) at its own; past the take, the original alone.
+    private func mixTake(_ take: TakeMix, from first: Int, into scratch: UnsafeMutablePointer<Float>, frames: Int,
+                         channels: Int) {
+        let gains = take.gains, sound = take.sound, source = sound.channels, length = sound.frames
+        sound.samples.withUnsafeBufferPointer { samples in
+            for i in 0..<frames {
+                let t = first + i
+                let inside = t >= 0 && t < length
+                for c in 0..<channels {
+                    var value = scratch[i * channels + c] * gains.original
+                    if inside {
+                        let k = source == 1 ? 0 : (channels == 1 ? -1 : c)
+                        let sample: Float
+                        if k < 0 {
+                            var sum: Float = 0
+                            for j in 0..<source { sum += Float(samples[t * source + j]) }
+                            sample = sum / Float(source) / 32768
+                        } else {
+                            sample = k < source ? Float(samples[t * source + k]) / 32768 : 0
+                        }
+                        value += sample * gains.take
+                    }
+                    scratch[i * channels + c] = max(-1, min(1, value))
+                }
+            }
+        }
     }
 
     /// Where the beats of the track being written fall: its grid, the source frame at the block's start and the source

@@ -87,6 +87,8 @@ public final class PlaybackEngine: Sendable {
     /// The click over the track (nil: off); heard from the next stretch the decoder writes (a few hundred
     /// milliseconds).
     public func setMetronome(_ setting: MetronomeSetting?) { mailbox.send(.setMetronome(setting)) }
+    /// Mixes a take over its original's passes (nil: none); sent before the entry starts, it sounds from its first frame.
+    public func setTakeMix(_ mix: TakeMix?) { mailbox.send(.setTakeMix(mix)) }
     /// Starts (or with nil ends) the step trainer; its start tempo applies at once.
     public func setTrainer(_ trainer: SpeedTrainerPlan?) { mailbox.send(.setTrainer(trainer)) }
     /// "Again" for the step trainer: the pass being decoded does not count (a step back with a plan that falls back).

@@ -57,15 +57,44 @@ public struct TakeReport: Sendable, Hashable {
 }
 
 /// How `playtake` plays a take back. A value; any thread.
-public enum TakePlayback: String, Sendable, Hashable, CaseIterable {
+public enum TakePlayback: Sendable, Hashable, CustomStringConvertible {
     /// The take by itself.
     case alone
     /// The original's loop (at the take's tempo), then the take, `rounds` times.
-    case alternate
+    case alternate(rounds: Int)
+    /// The original's loop (at the take's tempo) for `rounds` passes with the take mixed over each pass:
+    /// `takePercent` 0 is the original alone, 100 the take alone, 50 both at −3 dB (an equal-power balance).
+    case balance(takePercent: Int, rounds: Int)
 
-    public static let expected = "the mode is alone or alternate"
-    /// How many original/take rounds `alternate` queues.
+    /// The modes by their protocol names.
+    public enum Mode: String, Sendable, CaseIterable {
+        case alone, alternate, balance
+    }
+
+    public var mode: Mode {
+        switch self {
+        case .alone: .alone
+        case .alternate: .alternate
+        case .balance: .balance
+        }
+    }
+
+    /// The protocol's words for it: `alone`, `alternate 2`, `balance 50 2`.
+    public var description: String {
+        switch self {
+        case .alone: "alone"
+        case let .alternate(rounds): "alternate \(rounds)"
+        case let .balance(percent, rounds): "balance \(percent) \(rounds)"
+        }
+    }
+
+    public static let expected = "the mode is alone, alternate or balance"
+    /// How many rounds (original/take pairs, or mixed passes) `alternate` and `balance` queue, and how many by default.
     public static let rounds = 1...50
+    public static let defaultRounds = 2
+    /// The take's share in `balance`, and the default: both at −3 dB.
+    public static let percents = 0...100
+    public static let defaultPercent = 50
 }
 
 /// The defaults for backends without recording (test doubles): `ACK [5@0] {…} no recording here`.
@@ -86,7 +115,7 @@ extension MPDBackend {
         throw MPDError(.unknown, "no recording here")
     }
 
-    public func playTake(id: Int64, mode: TakePlayback, rounds: Int) async throws {
+    public func playTake(id: Int64, _ playback: TakePlayback) async throws {
         throw MPDError(.unknown, "no recording here")
     }
 }

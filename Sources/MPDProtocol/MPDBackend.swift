@@ -142,7 +142,7 @@ public protocol MPDBackend: Sendable {
     /// Plays clicks and hears them, storing the round trip (`audiolatency`); refused while playing.
     func measureLatency(rate: Int?) async throws -> (milliseconds: Double, frames: Int, rate: Int)
     /// Queues a take after the current entry and plays it (`playtake`).
-    func playTake(id: Int64, mode: TakePlayback, rounds: Int) async throws
+    func playTake(id: Int64, _ playback: TakePlayback) async throws
 
     // MARK: Command lists
 

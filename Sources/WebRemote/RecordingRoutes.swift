@@ -38,8 +38,8 @@ struct RecordingRoutes: Sendable {
         }
         router.post("/api/takes/:id/play") { request, context in
             let id = try WebAPI.parameter(context, "id", in: Self.ids)
-            let (mode, rounds) = try (try await api.optionalBody(request, context, as: PlayInput.self) ?? PlayInput()).checked()
-            try await Self.calling { try await api.mpd.playTake(id: Int64(id), mode: mode, rounds: rounds) }
+            let playback = try (try await api.optionalBody(request, context, as: PlayInput.self) ?? PlayInput()).checked()
+            try await Self.calling { try await api.mpd.playTake(id: Int64(id), playback) }
             return WebAPI.noContent
         }
     }
@@ -48,28 +48,40 @@ struct RecordingRoutes: Sendable {
         let on: Bool
     }
 
-    /// How the page asks a take to be played: `mode` (`alone`, the default, or `alternate`) and, for `alternate`,
-    /// `rounds` (1–50, 2 by default) — a number, checked here so that NaN, a fraction or a huge value is a 400 that
-    /// says so.
+    /// How the page asks a take to be played: `mode` (`alone`, the default, `alternate` or `balance`); for
+    /// `alternate` and `balance`, `rounds` (1–50, 2 by default); for `balance`, `take` (the take's share, 0–100 %, 50 by
+    /// default). Numbers are checked here, so that NaN, a fraction or a huge value is a 400 that says so.
     struct PlayInput: Decodable {
         var mode: String?
         var rounds: Double?
+        var take: Double?
 
-        /// The mode and the rounds, or a 400 saying what is wrong.
-        func checked() throws -> (TakePlayback, Int) {
-            var playback = TakePlayback.alone
-            if let mode {
-                guard let parsed = TakePlayback(rawValue: mode) else { throw WebFailure.bad(TakePlayback.expected) }
-                playback = parsed
+        /// The playback asked for, or a 400 saying what is wrong.
+        func checked() throws -> TakePlayback {
+            var mode = TakePlayback.Mode.alone
+            if let text = self.mode {
+                guard let parsed = TakePlayback.Mode(rawValue: text) else { throw WebFailure.bad(TakePlayback.expected) }
+                mode = parsed
             }
-            guard let rounds else { return (playback, 2) }
-            guard playback == .alternate else { throw WebFailure.bad("only alternate takes a number of rounds") }
-            let bounds = TakePlayback.rounds
-            guard rounds.isFinite, rounds == rounds.rounded(), Double(bounds.lowerBound) <= rounds,
-                  rounds <= Double(bounds.upperBound) else {
-                throw WebFailure.bad("rounds must be a whole number from \(bounds.lowerBound) to \(bounds.upperBound)")
+            if rounds != nil, mode == .alone { throw WebFailure.bad("only alternate and balance take a number of rounds") }
+            if take != nil, mode != .balance { throw WebFailure.bad("only balance takes the take's share") }
+            let rounds = try Self.whole(self.rounds, "rounds", in: TakePlayback.rounds) ?? TakePlayback.defaultRounds
+            switch mode {
+            case .alone: return .alone
+            case .alternate: return .alternate(rounds: rounds)
+            case .balance:
+                let percent = try Self.whole(take, "take", in: TakePlayback.percents) ?? TakePlayback.defaultPercent
+                return .balance(takePercent: percent, rounds: rounds)
             }
-            return (playback, Int(rounds))
+        }
+
+        static func whole(_ value: Double?, _ name: String, in bounds: ClosedRange<Int>) throws -> Int? {
+            guard let value else { return nil }
+            guard value.isFinite, value == value.rounded(), Double(bounds.lowerBound) <= value,
+                  value <= Double(bounds.upperBound) else {
+                throw WebFailure.bad("\(name) must be a whole number from \(bounds.lowerBound) to \(bounds.upperBound)")
+            }
+            return Int(value)
         }
     }
 

@@ -30,8 +30,8 @@ struct RecordCommand: ParsableCommand {
     }
 }
 
-/// `fermata takes`: the takes recorded (`list`, of one track with `--file`), `delete ID`, `play ID` (alone, or
-/// `--alternate N`: the original's loop then the take, N times).
+/// `fermata takes`: the takes recorded (`list`, of one track with `--file`), `delete ID`, `play ID` (alone;
+/// `--alternate N`: the original's loop then the take, N times; `--balance TAKE%`: the take over the original).
 struct TakesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "takes", abstract: "The takes recorded over loops: list, delete, play.",
@@ -87,24 +87,42 @@ struct TakesDelete: ParsableCommand {
     }
 }
 
-/// `fermata takes play ID [--alternate N]`: queued after the current entry and played.
+/// `fermata takes play ID [--alternate N | --balance TAKE% [--rounds N]]`: queued after the current entry and
+/// played — alone, alternating with the original, or mixed over the original at a balance.
 struct TakesPlay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "play", abstract: "Play a take after the current entry: alone, or alternating with the original.")
+        commandName: "play",
+        abstract: "Play a take after the current entry: alone, alternating with the original, or over it.")
     @OptionGroup var connection: ConnectionOptions
     @Argument(help: "The take's id.") var id: String
     @Option(help: "Alternate the original's loop (at the take's tempo) and the take this many times (1-50).")
     var alternate: Int?
+    @Option(help: "Play the take over the original's loop at the take's tempo, the take at this share (0-100; 50: both -3 dB).")
+    var balance: Int?
+    @Option(help: "With --balance: how many passes of the loop (1-50, default 2).")
+    var rounds: Int?
 
     func validate() throws {
         _ = try checkedTakeID(id)
         if let alternate, !TakePlayback.rounds.contains(alternate) { throw ValidationError("--alternate must be 1-50") }
+        if alternate != nil && balance != nil { throw ValidationError("--alternate and --balance are two ways: one") }
+        if let balance, !TakePlayback.percents.contains(balance) { throw ValidationError("--balance must be 0-100") }
+        if let rounds {
+            guard balance != nil else { throw ValidationError("--rounds goes with --balance") }
+            guard TakePlayback.rounds.contains(rounds) else { throw ValidationError("--rounds must be 1-50") }
+        }
+    }
+
+    /// What `playtake` is asked for.
+    var playback: TakePlayback {
+        if let alternate { return .alternate(rounds: alternate) }
+        if let balance { return .balance(takePercent: balance, rounds: rounds ?? TakePlayback.defaultRounds) }
+        return .alone
     }
 
     func run() throws {
         try withConnection(connection) { client in
-            let mode = alternate.map { "alternate \($0)" } ?? "alone"
-            _ = try client.command("playtake \(try checkedTakeID(id)) \(mode)")
+            _ = try client.command("playtake \(try checkedTakeID(id)) \(playback)")
         }
     }
 }

@@ -266,20 +266,29 @@ import TestSupport
         #expect(try await rig.backend.takes(path: "other.flac").isEmpty)
 
         // The queue empty: the take alone is its only entry, and plays.
-        try await rig.backend.playTake(id: 3, mode: .alone, rounds: 1)
+        try await rig.backend.playTake(id: 3, .alone)
         #expect(try await Patience.wait { await rig.player.status().path == folder.takePath(3) })
         #expect(await rig.player.status().state == .playing)
         // Alternating, after the entry playing: the original's loop at the take's tempo, then the take, twice.
-        try await rig.backend.playTake(id: 3, mode: .alternate, rounds: 2)
+        try await rig.backend.playTake(id: 3, .alternate(rounds: 2))
         let queue = try await rig.queue()
         #expect(queue == [folder.takePath(3), "wake/1.flac", folder.takePath(3), "wake/1.flac", folder.takePath(3)],
                 "\(queue)")
         #expect(try await Patience.wait { await rig.player.status().path == "wake/1.flac" })
         let span = await rig.player.status().span
         #expect(span?.startMilliseconds == 1_000 && span?.endMilliseconds == 2_000 && span?.tempoPercent == 85)
+        // Together: one entry after the one playing, the original's loop for 3 passes at the take's tempo, playing
+        // (the take mixed over it is proven on captured PCM in TakeMixTests).
+        let current = try #require(await rig.player.status().entryID)
+        try await rig.backend.playTake(id: 3, .balance(takePercent: 70, rounds: 3))
+        #expect(try await rig.queue().count == queue.count + 1)
+        #expect(try await Patience.wait { await rig.player.status().entryID != current })
+        let together = await rig.player.status()
+        #expect(together.path == "wake/1.flac" && together.span?.passes == 3 && together.span?.tempoPercent == 85,
+                "\(together)")
 
         await #expect(throws: MPDError.self) { try await rig.backend.deleteTake(id: 4) }
-        await #expect(throws: MPDError.self) { try await rig.backend.playTake(id: 4, mode: .alone, rounds: 1) }
+        await #expect(throws: MPDError.self) { try await rig.backend.playTake(id: 4, .alone) }
         try await rig.backend.deleteTake(id: 3)
         #expect(try await rig.backend.takes(path: nil).isEmpty)
         #expect(!FileManager.default.fileExists(atPath: folder.takePath(3)))

@@ -110,6 +110,7 @@ final class ScriptedDecoderEnvironment: DecoderEnvironment {
     func setConverterTempo(_ tempo: Double, continuous: Bool) { actions.append(.tempo(tempo, continuous: continuous)) }
     func setConverterPitch(_ semitones: Double) { actions.append(.pitch(semitones)) }
     func setMetronome(_ setting: MetronomeSetting?) {}
+    func setTakeMix(_ mix: TakeMix?) {}
 
     func pushMark(_ mark: MarkRequest, device: AudioFormat?) {
         actions.append(.mark(mark.kind, mark.point?.item.entryID, frame: mark.point?.frame ?? 0,

@@ -48,7 +48,12 @@ import Testing
         #expect(await driver.send("takes Beta/two.flac") == "OK\n")
         #expect(await driver.send("playtake 7") == "OK\n")
         #expect(await driver.send("playtake 7 alternate 3") == "OK\n")
-        #expect(await driver.backend.playedTakes == ["7 alone 2", "7 alternate 3"])
+        #expect(await driver.send("playtake 7 alternate") == "OK\n")
+        #expect(await driver.send("playtake 7 balance") == "OK\n")
+        #expect(await driver.send("playtake 7 balance 0") == "OK\n")
+        #expect(await driver.send("playtake 7 balance 100 5") == "OK\n")
+        #expect(await driver.backend.playedTakes == ["7 alone", "7 alternate 3", "7 alternate 2", "7 balance 50 2",
+                                                     "7 balance 0 2", "7 balance 100 5"])
         #expect(await driver.send("playtake 8").hasPrefix("ACK [50@0] {playtake} no take 8"))
         #expect(await driver.send("takedelete 8").hasPrefix("ACK [50@0] {takedelete} no take 8"))
         #expect(await driver.send("takedelete 7") == "OK\n")
@@ -61,7 +66,9 @@ import Testing
         let bad = [
             "takedelete 0", "takedelete -7", "takedelete 7.5", "takedelete x", "takedelete 99999999999999999999",
             "playtake 0", "playtake 7 loud", "playtake 7 alternate 0", "playtake 7 alternate 51",
-            "playtake 7 alternate -2", "playtake 7 alone 3", "playtake 7 alternate nan",
+            "playtake 7 alternate -2", "playtake 7 alone 3", "playtake 7 alternate nan", "playtake 7 alternate 2 2",
+            "playtake 7 balance 101", "playtake 7 balance -1", "playtake 7 balance 50 0", "playtake 7 balance 50 51",
+            "playtake 7 balance 12.5", "playtake 7 balance loud",
             "audiolatency 7999", "audiolatency 384001", "audiolatency -48000", "audiolatency fast",
         ]
         for line in bad {

@@ -26,8 +26,8 @@ extension InMemoryBackend {
         return (12.5, rate / 80, rate)
     }
 
-    public func playTake(id: Int64, mode: TakePlayback, rounds: Int) async throws {
+    public func playTake(id: Int64, _ playback: TakePlayback) async throws {
         guard takeList.contains(where: { $0.id == id }) else { throw MPDError(.noExist, "no take \(id)") }
-        playedTakes.append("\(id) \(mode.rawValue) \(rounds)")
+        playedTakes.append("\(id) \(playback)")
     }
 }

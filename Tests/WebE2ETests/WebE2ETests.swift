@@ -92,7 +92,8 @@ extension WebE2ETests {
         /// built fermatad: alsa-lib's `file` capture reading a FIFO the script feeds 10 ms of noise every 10 ms at
         /// the music's rate and channels (`ALSA_CONFIG_PATH` names the configuration that defines it). Turned on from the page while a 2 s loop plays, takes are
         /// kept and the page lists them under the loop (date, pass, tempo, length); Play queues the take alone,
-        /// Alternate the original and the take twice (MPD's queue says so), Delete asks first and then removes it.
+        /// Alternate the original and the take twice (MPD's queue says so), Together (the slider at 70 %) the
+        /// original's loop with the take over it, Delete asks first and then removes it.
         /// `{phone,tablet}-{light,dark}-recording.png` in scenario g's folder show the takes listed.
         @Test(.enabled(if: WebPrograms.hasBrowser, "needs chromium, chromium-driver and python3-selenium (deploy/build-deps.sh)"))
         func takesRecordedFromThePageAreListedAndPlayed() async throws {

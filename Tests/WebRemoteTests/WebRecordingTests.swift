@@ -8,29 +8,37 @@ import Testing
 /// what is wrong, never a trap), the `path` of `GET /api/takes`, recording's refusals as the API's statuses, the JSON
 /// the page reads, and the `recording` event.
 @Suite struct WebRecordingTests {
-    static func play(_ json: String) throws -> (TakePlayback, Int) {
+    static func play(_ json: String) throws -> TakePlayback {
         try JSONDecoder().decode(RecordingRoutes.PlayInput.self, from: Data(json.utf8)).checked()
     }
 
     @Test func aPlayBodyIsTheModeAndTheRounds() throws {
-        #expect(try Self.play("{}") == (.alone, 2), "no mode: alone, as playtake ID")
-        #expect(try Self.play(#"{"mode": "alone"}"#) == (.alone, 2))
-        #expect(try Self.play(#"{"mode": "alternate"}"#) == (.alternate, 2), "playtake's default rounds")
-        #expect(try Self.play(#"{"mode": "alternate", "rounds": 1}"#) == (.alternate, 1))
-        #expect(try Self.play(#"{"mode": "alternate", "rounds": 50}"#) == (.alternate, 50))
-        #expect(try Self.play(#"{"mode": "alternate", "rounds": 3.0}"#) == (.alternate, 3))
+        #expect(try Self.play("{}") == .alone, "no mode: alone, as playtake ID")
+        #expect(try Self.play(#"{"mode": "alone"}"#) == .alone)
+        #expect(try Self.play(#"{"mode": "alternate"}"#) == .alternate(rounds: 2), "playtake's default rounds")
+        #expect(try Self.play(#"{"mode": "alternate", "rounds": 1}"#) == .alternate(rounds: 1))
+        #expect(try Self.play(#"{"mode": "alternate", "rounds": 50}"#) == .alternate(rounds: 50))
+        #expect(try Self.play(#"{"mode": "alternate", "rounds": 3.0}"#) == .alternate(rounds: 3))
+        #expect(try Self.play(#"{"mode": "balance"}"#) == .balance(takePercent: 50, rounds: 2), "playtake's defaults")
+        #expect(try Self.play(#"{"mode": "balance", "take": 0, "rounds": 1}"#) == .balance(takePercent: 0, rounds: 1))
+        #expect(try Self.play(#"{"mode": "balance", "take": 100}"#) == .balance(takePercent: 100, rounds: 2))
     }
 
     @Test(arguments: [
-        (#"{"mode": "together"}"#, "the mode is alone or alternate"),
-        (#"{"mode": ""}"#, "the mode is alone or alternate"),
-        (#"{"mode": "alone", "rounds": 2}"#, "only alternate takes a number of rounds"),
-        (#"{"rounds": 2}"#, "only alternate takes a number of rounds"),
+        (#"{"mode": "together"}"#, "the mode is alone, alternate or balance"),
+        (#"{"mode": ""}"#, "the mode is alone, alternate or balance"),
+        (#"{"mode": "alone", "rounds": 2}"#, "only alternate and balance take a number of rounds"),
+        (#"{"rounds": 2}"#, "only alternate and balance take a number of rounds"),
         (#"{"mode": "alternate", "rounds": 0}"#, "rounds must be a whole number from 1 to 50"),
         (#"{"mode": "alternate", "rounds": 51}"#, "rounds must be a whole number from 1 to 50"),
         (#"{"mode": "alternate", "rounds": -1}"#, "rounds must be a whole number from 1 to 50"),
         (#"{"mode": "alternate", "rounds": 2.5}"#, "rounds must be a whole number from 1 to 50"),
         (#"{"mode": "alternate", "rounds": 1e300}"#, "rounds must be a whole number from 1 to 50"),
+        (#"{"mode": "alternate", "take": 50}"#, "only balance takes the take's share"),
+        (#"{"mode": "balance", "take": 101}"#, "take must be a whole number from 0 to 100"),
+        (#"{"mode": "balance", "take": -1}"#, "take must be a whole number from 0 to 100"),
+        (#"{"mode": "balance", "take": 12.5}"#, "take must be a whole number from 0 to 100"),
+        (#"{"mode": "balance", "rounds": 0}"#, "rounds must be a whole number from 1 to 50"),
     ])
     func badPlayBodiesAreRefusedInWords(_ json: String, _ message: String) {
         do {

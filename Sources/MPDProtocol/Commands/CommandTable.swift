@@ -79,7 +79,7 @@ public enum CommandTable {
         CommandSpec("playlistlength", .read, 1, 1, StoredPlaylistCommands.length),
         CommandSpec("playlistmove", .control, 3, 3, StoredPlaylistCommands.move),
         CommandSpec("playlistsearch", .read, 1, nil, QueueCommands.search),
-        CommandSpec("playtake", .control, 1, 3, RecordCommands.playTake),
+        CommandSpec("playtake", .control, 1, 4, RecordCommands.playTake),
         CommandSpec("plchanges", .read, 1, 2, QueueCommands.changes),
         CommandSpec("plchangesposid", .read, 1, 2, QueueCommands.changesPositionID),
         CommandSpec("practice", .read, 0, 2, PracticeCommands.practice),

@@ -1,7 +1,7 @@
 import FermataCore
 
-/// Recording yourself: `record [on|off]`, `takes [PATH]`, `takedelete ID`, `playtake ID [alone|alternate [ROUNDS]]`,
-/// `audiolatency [RATE]`.
+/// Recording yourself: `record [on|off]`, `takes [PATH]`, `takedelete ID`,
+/// `playtake ID [alone|alternate [ROUNDS]|balance [TAKE% [ROUNDS]]]`, `audiolatency [RATE]`.
 ///
 /// Stateless; run on the executing command's task.
 enum RecordCommands {
@@ -52,21 +52,37 @@ enum RecordCommands {
         try await c.backend.deleteTake(id: try takeID(c.arguments[0]))
     }
 
-    /// `playtake ID [alone|alternate [ROUNDS]]`: queues the take after the current entry and plays it — by itself
-    /// (`alone`, the default), or after the original's loop at the take's tempo, `ROUNDS` times (1–50, default 2).
+    /// `playtake ID [alone | alternate [ROUNDS] | balance [TAKE% [ROUNDS]]]`: queues the take after the current entry
+    /// and plays it — by itself (`alone`, the default); after the original's loop at the take's tempo, `ROUNDS` times
+    /// (1–50, default 2); or mixed over the original's loop at the take's tempo for `ROUNDS` passes, the take at
+    /// `TAKE%` of the balance (0 the original alone, 100 the take alone, default 50).
     static func playTake(_ c: inout CommandContext) async throws {
         let id = try takeID(c.arguments[0])
-        var mode = TakePlayback.alone
-        if let text = c.argument(1) {
-            guard let parsed = TakePlayback(rawValue: text) else { throw MPDError.badArgument(TakePlayback.expected) }
-            mode = parsed
+        let roundBounds = TakePlayback.rounds, percentBounds = TakePlayback.percents
+        func rounds(_ index: Int) throws -> Int {
+            try c.argument(index).map {
+                try ArgumentParser.int($0, in: roundBounds,
+                                       "the rounds are \(roundBounds.lowerBound) to \(roundBounds.upperBound)")
+            } ?? TakePlayback.defaultRounds
         }
-        let bounds = TakePlayback.rounds
-        let rounds = try c.argument(2).map {
-            guard mode == .alternate else { throw MPDError.badArgument("only alternate takes a number of rounds") }
-            return try ArgumentParser.int($0, in: bounds, "the rounds are \(bounds.lowerBound) to \(bounds.upperBound)")
-        } ?? 2
-        try await c.backend.playTake(id: id, mode: mode, rounds: rounds)
+        let playback: TakePlayback
+        switch c.argument(1).map({ TakePlayback.Mode(rawValue: $0) }) {
+        case nil, .alone?:
+            guard c.argument(2) == nil else { throw MPDError.badArgument("only alternate and balance take more") }
+            playback = .alone
+        case .alternate?:
+            guard c.argument(3) == nil else { throw MPDError.badArgument("alternate takes only a number of rounds") }
+            playback = .alternate(rounds: try rounds(2))
+        case .balance?:
+            let percent = try c.argument(2).map {
+                try ArgumentParser.int($0, in: percentBounds,
+                                       "the take's share is \(percentBounds.lowerBound) to \(percentBounds.upperBound) %")
+            } ?? TakePlayback.defaultPercent
+            playback = .balance(takePercent: percent, rounds: try rounds(3))
+        case .some(nil):
+            throw MPDError.badArgument(TakePlayback.expected)
+        }
+        try await c.backend.playTake(id: id, playback)
     }
 
     /// `audiolatency [RATE]`: plays clicks on the output and hears them on the capture device (playback stopped),

@@ -399,13 +399,24 @@
     var recBtn = h('button', { type: 'button', id: 'rec-toggle', class: 'btn rec', 'aria-pressed': 'false', onclick: recToggle }, '● Record');
     var recSay = h('p', { id: 'rec-say', class: 'rec-say', role: 'status', 'aria-live': 'polite' });
     var takeTitle = h('span'), takeList = h('div', { id: 'rec-takes' }), takeSlot = h('div');
+    // how loud the take is against the original when played Together (playtake ID balance TAKE%)
+    var balance = h('input', { type: 'range', id: 'take-balance', min: '0', max: '100', step: '5', value: '50',
+      'aria-label': 'Balance of a take played together with the original: the take\'s share in percent' });
+    var balanceSay = h('output', { id: 'take-balance-say', for: 'take-balance' });
+    var sayBalance = function () {
+      var t = Number(balance.value);
+      balanceSay.textContent = t === 0 ? 'Together: the original alone' : t === 100 ? 'Together: your take alone'
+        : t === 50 ? 'Together: take and original equally' : 'Together: take ' + t + ' %, original ' + (100 - t) + ' %';
+    };
+    balance.addEventListener('input', sayBalance);
+    sayBalance();
     v.append(h('h2', null, 'Practice'), h('div', { class: 'bar-row' }, seg, csv), total, chart,
       h('h3', null, 'By track and section'), tracks,
       h('h2', null, 'Sections ', secTitle), secSlot, secList, form,
       h('h2', { id: 'rec' }, 'Recording yourself'), h('div', { class: 'rec-row' }, recBtn, recSay),
-      h('h3', null, 'Takes ', takeTitle), takeSlot, takeList);
+      h('h3', null, 'Takes ', takeTitle), h('div', { class: 'bal-row' }, balanceSay, balance), takeSlot, takeList);
     pUI = { seg: seg, csv: csv, total: total, chart: chart, tracks: tracks, secTitle: secTitle, secList: secList, secSlot: secSlot, saveBtn: saveBtn,
-      recBtn: recBtn, recSay: recSay, takeTitle: takeTitle, takeList: takeList, takeSlot: takeSlot, sections: [] };
+      recBtn: recBtn, recSay: recSay, takeTitle: takeTitle, takeList: takeList, takeSlot: takeSlot, balance: balance, sections: [] };
   }
 
   // ---- recording: GET/POST /api/recording, GET /api/takes, DELETE /api/takes/{id}, POST /api/takes/{id}/play
@@ -495,6 +506,12 @@
         }, 'big'),
         btn('⇄ Alternate', 'Alternate the original and ' + what, function () {
           run(api('POST', '/api/takes/' + t.id + '/play', { mode: 'alternate', rounds: 2 }).then(function () { toast('Original, then ' + what + ', twice', true); }));
+        }, 'big'),
+        btn('⊕ Together', 'Play the original with ' + what + ' over it', function () {
+          var share = Number(pUI.balance.value);
+          run(api('POST', '/api/takes/' + t.id + '/play', { mode: 'balance', take: share, rounds: 2 }).then(function () {
+            toast('The original with ' + what + ' over it (take ' + share + ' %), twice', true);
+          }));
         }, 'big'),
         btn('✕', 'Delete ' + what, function () {
           confirmIn(pUI.takeSlot, 'Delete ' + what + ' of ' + when(t.date) + '?', 'Delete', function () {

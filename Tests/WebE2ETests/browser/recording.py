@@ -9,7 +9,8 @@ With one (`capture`: true; the daemon's record.device reads `fifo` through alsa-
 feeds the FIFO 10 ms of 16-bit noise every 10 ms at the rate and channels the music plays at (the capture reads a
 10 ms period at a time, and alsa-lib's `file` capture returns after each chunk the FIFO gives: a device's pace), plays a 2 s loop, turns Record on
 from the page and waits for takes; the page lists them under the loop with date, pass, tempo and length. Play queues
-the take alone and plays it, Alternate the original's loop and the take twice (MPD's queue and status say so), Delete
+the take alone and plays it, Alternate the original's loop and the take twice (MPD's queue and status say so),
+Together (with the balance slider at 70 %, said in words) the original's loop with the take over it, Delete
 asks first and then removes it (MPD's `takes` and the page follow).
 
 With `shots`, pictures of the recording part of the practice page go there: `phone-light-recording-nodevice.png`
@@ -184,7 +185,7 @@ def body(s, report, mpd, stall):
     report.info["take row"] = row
     buttons = d.find_elements("css selector", '#rec-takes li[data-take="%s"] button' % first["take"])
     sizes = [js(d, "var r = arguments[0].getBoundingClientRect(); return Math.min(r.width, r.height);", b) for b in buttons]
-    report.check("capture: Play, Alternate and Delete are at least 15 mm", len(buttons) == 3
+    report.check("capture: Play, Alternate, Together and Delete are at least 15 mm", len(buttons) == 4
                  and min(sizes) >= 15 * PX_PER_MM - 0.5, sizes)
     if s.get("shots"):
         # recording on again for the pictures (its phase shown), the takes listed
@@ -235,6 +236,23 @@ def body(s, report, mpd, stall):
             and four[0]["file"] == first["file"] and four[0].get("Range", "").startswith("1.000-3.000")
     eventually(report, "alternate: MPD's queue has the original's loop then the take, twice, playing the first",
                alternated, stall, lambda: (queue()[-6:], mpd.ok("status").get("songid")))
+
+    # Together: the slider sets the take's share, said in words; the original's loop is queued and played with the
+    # take over it (the mix itself is proven on captured PCM by TakeMixTests)
+    js(d, "var b = document.getElementById('take-balance'); b.value = '70';"
+          "b.dispatchEvent(new Event('input', { bubbles: true }));")
+    said = text(d, "#take-balance-say") or ""
+    report.check("together: the slider's share is said in words", "take 70 %, original 30 %" in said, said)
+    before = len(queue())
+    click(d, wait_for(lambda: by_label(d, "Play the original with " + what + " over it"), "the take's Together button",
+                      stall))
+
+    def together():
+        q, (cur, st) = queue(), current()
+        return len(q) == before + 1 and cur.get("file") == first["file"] and st.get("state") == "play" \
+            and cur.get("Range", "").startswith("1.000-3.000")
+    eventually(report, "together: MPD plays the original's loop, queued once", together, stall,
+               lambda: (queue()[-3:], current()))
 
     click(d, wait_for(lambda: by_label(d, "Delete " + what), "the take's Delete button", stall))
     confirm = wait_for(lambda: [b for b in d.find_elements("css selector", "#v-practice .confirm button.dan")
