@@ -20,10 +20,15 @@ struct RecordE2ETests {
             #expect(try await daemon.fermata("takes").output == "no takes\n")
             let unknown = try await daemon.fermata("takes", "delete", "5")
             #expect(unknown.status == 1 && unknown.stderr.contains("no take 5"), "\(unknown)")
+            let together = try await daemon.fermata("takes", "play", "5", "--balance", "70", "--rounds", "3")
+            #expect(together.status == 1 && together.stderr.contains("no take 5"), "\(together)")
             let latency = try await daemon.fermata("audio", "latency")
             #expect(latency.status == 1 && latency.stderr.contains("no capture device"), "\(latency)")
             for words in [["takes", "delete", "0"], ["takes", "delete", "x"], ["takes", "play", "1", "--alternate", "51"],
-                          ["takes", "play", "-3"], ["record", "maybe"], ["audio", "latency", "--rate", "1000"]] {
+                          ["takes", "play", "-3"], ["record", "maybe"], ["audio", "latency", "--rate", "1000"],
+                          ["takes", "play", "1", "--balance", "101"], ["takes", "play", "1", "--balance", "-1"],
+                          ["takes", "play", "1", "--rounds", "3"], ["takes", "play", "1", "--balance", "50", "--rounds", "0"],
+                          ["takes", "play", "1", "--balance", "50", "--alternate", "2"]] {
                 let usage = try await daemon.fermata(arguments: words)
                 #expect(usage.status == 64, "\(words): \(usage)")
             }
