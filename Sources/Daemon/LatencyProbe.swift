@@ -73,7 +73,9 @@ struct LatencyProbe {
             }
             switch sink.write(buffer, frames: n) {
             case let .written(count): written += count
-            case .recovered: continue
+            case .recovered:
+                // The device played silence meanwhile: the clicks after it are late against the line (measured again).
+                throw .notHeard("the output ran under while the clicks played (an xrun)")
             case let .deviceLost(code), let .failed(code):
                 throw .device("the output \(output) failed while the clicks played (error \(-code))")
             }
@@ -85,6 +87,8 @@ struct LatencyProbe {
         }
         sink.drain()
         MonotonicClock.sleep(seconds: 0.3)
+        // Frames the capture lost are not counted: its line and the clicks' places would be off (measured again).
+        if loop.overruns.load(ordering: .relaxed) > 0 { throw .notHeard("the capture ran over while listening (an xrun)") }
         // The whole capture is still in the ring (12 s of room, nothing released): mono, as floats.
         let bytes = loop.ring.readableBytes(from: loop.ring.releasedPosition)
         let frames = bytes / captureFormat.bytesPerFrame

@@ -204,10 +204,11 @@ public final class RecordingService: Service, Sendable {
 
     /// One tick of a running session: both clocks read, the loop looked up, the marks heard handed to the plan.
     private func step(_ session: RecordingSession, position: EnginePosition) async {
-        session.sampleClocks(heard: engine.heardClock())
+        let xrun = session.sampleClocks(heard: engine.heardClock())
         let status = await player.status()
         let now = session.captureFrameNow
         var actions: [RecordingPlan.Action] = []
+        if let xrun { actions += session.plan.interrupted(captureFrameNow: now, reason: xrun) }
         actions += session.plan.loopChanged(Self.loop(of: status, deviceRate: session.format.sampleRate),
                                             captureFrameNow: now)
         if position.state != .playing {

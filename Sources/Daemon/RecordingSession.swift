@@ -15,9 +15,8 @@ final class RecordingSession: @unchecked Sendable {
     let format: AudioFormat
     let latencyFrames: Int
     var plan: RecordingPlan
-    var outputLine: ClockLine
-    var captureLine: ClockLine
-    private var outputEpoch = 0
+    /// The output's and the capture's clock lines.
+    private var clocks: TakeClocks
     /// The capture's overruns and dropped frames last logged, and when (`lossSinceLastLook`).
     private var reportedLoss = (overruns: 0, dropped: 0)
     private var lossLogged: ContinuousClock.Instant?
@@ -35,8 +34,7 @@ final class RecordingSession: @unchecked Sendable {
         writer = TakeWriter(loop: loop, folder: folder, format: format)
         self.latencyFrames = latencyFrames
         plan = RecordingPlan(nextID: nextID)
-        outputLine = ClockLine(nominalRate: requested.sampleRate)
-        captureLine = ClockLine(nominalRate: format.sampleRate)
+        clocks = TakeClocks(outputRate: requested.sampleRate, captureRate: format.sampleRate, latencyFrames: latencyFrames)
         let loop = self.loop, writer = self.writer
         captureThread = WorkerThread.started(name: "fermata-capture", priority: priority) { loop.run() }
         writerThread = WorkerThread.started(name: "fermata-takes", priority: .normal) { writer.run() }
@@ -51,27 +49,13 @@ final class RecordingSession: @unchecked Sendable {
         return code == 0 ? nil : code
     }
 
-    /// Takes a reading of each clock (the output's restarts its line at a new epoch).
-    func sampleClocks(heard: HeardClockReading) {
-        if heard.bytesPerFrame > 0 {
-            if heard.epoch != outputEpoch {
-                outputEpoch = heard.epoch
-                outputLine.reset()
-            }
-            outputLine.add(frame: heard.frame, nanoseconds: heard.nanoseconds)
-        }
-        let capture = loop.clock.read()
-        if capture.nanoseconds > 0 { captureLine.add(frame: capture.frame, nanoseconds: capture.nanoseconds) }
+    /// Takes a reading of each clock; answers why the take being recorded must be abandoned when an xrun cut into it.
+    func sampleClocks(heard: HeardClockReading) -> String? {
+        clocks.sample(heard: heard, capture: loop.clock.read())
     }
 
-    /// Where the listener's sound from `mark` arrives in the capture: its heard instant through the output's line,
-    /// that instant through the capture's line, plus the round trip. Nil until both lines have a dozen readings.
-    func captureFrame(for mark: HeardMark) -> Int64? {
-        guard mark.epoch == outputEpoch, outputLine.count >= 12, captureLine.count >= 12,
-              let instant = outputLine.nanoseconds(atFrame: Double(mark.frame)),
-              let frame = captureLine.frame(atNanoseconds: instant), frame.isFinite, abs(frame) < 1e15 else { return nil }
-        return Int64(frame.rounded()) + Int64(latencyFrames)
-    }
+    /// Where the listener's sound from `mark` arrives in the capture (`TakeClocks.captureFrame`).
+    func captureFrame(for mark: HeardMark) -> Int64? { clocks.captureFrame(for: mark) }
 
     /// New overruns or dropped frames since the last report, as words for a notice; nil when there are none, or
     /// when one was reported less than 10 s ago (the count carries over to the next report).

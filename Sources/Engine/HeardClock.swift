@@ -1,9 +1,11 @@
 import FermataCore
 
 /// One reading of the output's clock: at CLOCK_MONOTONIC `nanoseconds` the listener hears the ring's byte
-/// `ringPosition` (the output thread's cursor less the device's delay, stamped by the device: `AudioSink.delayReading`). Readings of one `epoch` lie on
-/// one line (the device's clock); a flush, a rewind or a device (re)opening starts a new epoch. Recording maps a loop
-/// pass's first ring byte to the instant it is heard through a line fitted to these readings.
+/// `ringPosition` (the output thread's cursor less the device's delay, stamped by the device: `AudioSink.delayReading`).
+/// Readings of one `epoch` lie on one line (the device's clock); a flush, a rewind, a device (re)opening or an underrun
+/// (the device played silence: time went on, the heard position did not) starts a new epoch. Recording maps a loop
+/// pass's first ring byte to the instant it is heard through a line fitted to these readings, and abandons a take an
+/// underrun (`xruns`) cut into.
 ///
 /// Published by the output thread after every period it writes (`PlaybackEngine.heardClock()`), read by any thread.
 public struct HeardClockReading: Sendable, BitwiseCopyable, Equatable {
@@ -12,13 +14,16 @@ public struct HeardClockReading: Sendable, BitwiseCopyable, Equatable {
     public var sampleRate: Int
     public var nanoseconds: UInt64
     public var epoch: Int
+    /// Output underruns recovered since the engine started.
+    public var xruns: Int
 
-    public init(ringPosition: Int, bytesPerFrame: Int, sampleRate: Int, nanoseconds: UInt64, epoch: Int) {
+    public init(ringPosition: Int, bytesPerFrame: Int, sampleRate: Int, nanoseconds: UInt64, epoch: Int, xruns: Int = 0) {
         self.ringPosition = ringPosition
         self.bytesPerFrame = bytesPerFrame
         self.sampleRate = sampleRate
         self.nanoseconds = nanoseconds
         self.epoch = epoch
+        self.xruns = xruns
     }
 
     /// The device frame heard (the ring position in frames).

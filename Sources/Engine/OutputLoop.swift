@@ -26,6 +26,8 @@ final class OutputLoop {
     /// The newest mark pushed to `heardMarks`, and the heard clock's epoch (a new one at each rewind or flush).
     private var heardMarkSerial = 0
     private var clockEpoch = 1
+    /// Underruns recovered so far (published with the heard clock).
+    private var xruns = 0
     private var lastAck = 0
     private var gain = 1.0
     private var rampTarget = 1.0
@@ -94,7 +96,11 @@ final class OutputLoop {
             if shared.framesWritten.add(n, ordering: .relaxed).oldValue == 0 && n > 0 {
                 shared.firstFrameNanoseconds.store(Int(truncatingIfNeeded: MonotonicClock.nanoseconds()), ordering: .relaxed)
             }
-        case .recovered, .deviceLost, .failed:
+        case .recovered:
+            // The device played silence meanwhile: the heard position stood still while time went on.
+            xruns += 1
+            clockEpoch += 1
+        case .deviceLost, .failed:
             break
         }
         machine.wrote(result, self)
@@ -145,7 +151,7 @@ final class OutputLoop {
             if machine.phase == .running, let format = machine.format {
                 shared.heardClock.publish(HeardClockReading(
                     ringPosition: heard, bytesPerFrame: bytesPerFrame, sampleRate: format.sampleRate,
-                    nanoseconds: delay.nanoseconds, epoch: clockEpoch))
+                    nanoseconds: delay.nanoseconds, epoch: clockEpoch, xruns: xruns))
             }
         } else {
             heard = min(cursor, shared.ring.releasedPosition)

@@ -60,7 +60,8 @@ public final class CaptureLoop: @unchecked Sendable {
                 }
                 let total = capturedFrames.add(frames, ordering: .releasing).newValue
                 let pending = device.pendingFrames()
-                clock.publish(CaptureClockReading(frame: Int64(total + pending.frames), nanoseconds: pending.nanoseconds))
+                clock.publish(CaptureClockReading(frame: Int64(total + pending.frames), nanoseconds: pending.nanoseconds,
+                                                  epoch: overruns.load(ordering: .relaxed)))
                 written.ring()
             case .overrun:
                 overruns.add(1, ordering: .relaxed)

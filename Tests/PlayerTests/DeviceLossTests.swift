@@ -32,6 +32,42 @@ import Testing
         #expect(firstDifference(int16Samples(recording.bytes()), signal) == nil, "nothing lost, nothing repeated")
     }
 
+    /// An underrun recovered in place: nothing lost or repeated, and the heard clock counts it and starts a new line
+    /// (the device played silence while the heard position stood still), which recording places its takes by.
+    @Test func anUnderrunStartsANewHeardClockLine() async throws {
+        let dir = try TemporaryDirectory()
+        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 33)
+        let path = dir.file("t.flac")
+        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
+        let gate = SinkGate()  // the underrun waits until a reading before it was seen
+        let sink = MemorySink(capacityBytes: 1 << 20, underrunAfterFrames: 17_000, underrunGate: gate)
+        let recording = sink.recording
+        var config = EngineConfig()
+        config.realtimePriority = nil
+        let engine = PlaybackEngine(sink: sink, config: config)
+        let player = Player(engine: engine)
+        let events = Task { await player.run() }
+        let ids = try await player.add(paths: [path])
+        try await player.perform(.playEntry(ids[0]))
+        let readings = try await withProgressWatchdog("the track through an underrun", progress: { engine.position() }) {
+            var readings: [HeardClockReading] = []
+            while await player.status().state != .stopped {
+                let reading = engine.heardClock()
+                if reading.bytesPerFrame > 0, readings.last != reading { readings.append(reading) }
+                if !readings.isEmpty { gate.isOpen.store(true, ordering: .releasing) }
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            return readings + [engine.heardClock()]  // the last one published (the output plays on past the stop)
+        }
+        engine.shutdown()
+        _ = await events.value
+        #expect(firstDifference(int16Samples(recording.bytes()), signal) == nil, "nothing lost, nothing repeated")
+        let before = readings.last { $0.xruns == 0 }, after = readings.first { $0.xruns == 1 }
+        #expect(readings.allSatisfy { $0.xruns <= 1 }, "\(readings.map(\.xruns))")
+        let (seenBefore, seenAfter) = (try #require(before), try #require(after, "no reading after the underrun"))
+        #expect(seenAfter.epoch > seenBefore.epoch, "a new line after the underrun: \(seenBefore.epoch), \(seenAfter.epoch)")
+    }
+
     @Test func absentDeviceAtStartIsWaitedFor() async throws {
         let dir = try TemporaryDirectory()
         let signal = TestSignal.sweep(frames: 10_000, channels: 2, bits: 16, seed: 32)

@@ -2,7 +2,13 @@ import AudioCore
 import AudioOutput
 import Engine
 import Player
+import Foundation
 import Synchronization
+
+/// A gate the test opens for a `MemorySink` waiting at a set point. Any thread.
+final class SinkGate: Sendable {
+    let isOpen = Atomic<Bool>(false)
+}
 
 /// What a `MemorySink` was given: every frame's bytes in order, and how many times the device was opened. Written by
 /// the sink on the engine's output thread, read by the test at any time (any thread).
@@ -40,7 +46,7 @@ final class SinkRecording: Sendable {
 
 /// A test double behind the `AudioSink` contract for what this machine cannot have (a USB DAC pulled out): it records
 /// every frame into a `SinkRecording`, with no buffering delay, and can be told to vanish after some frames and to
-/// refuse opens for a while.
+/// refuse opens for a while, or to underrun once (a write answered as ALSA's after `snd_pcm_recover`: nothing taken).
 ///
 /// Owned by the engine's output thread, like any sink; the test reads `recording`.
 final class MemorySink: AudioSink {
@@ -56,11 +62,18 @@ final class MemorySink: AudioSink {
     private var refusals = 0
     private var lost = false
     private var framesSeen = 0
+    /// Frames after which one write underruns, once `underrunGate` is open (the test saw what came before).
+    let underrunAfterFrames: Int?
+    let underrunGate: SinkGate?
+    private var underran = false
 
-    init(capacityBytes: Int, loseAfterFrames: Int? = nil, refusedOpens: Int = 0) {
+    init(capacityBytes: Int, loseAfterFrames: Int? = nil, refusedOpens: Int = 0, underrunAfterFrames: Int? = nil,
+         underrunGate: SinkGate? = nil) {
         recording = SinkRecording(capacityBytes: capacityBytes)
         self.loseAfterFrames = loseAfterFrames
         self.refusedOpens = refusedOpens
+        self.underrunAfterFrames = underrunAfterFrames
+        self.underrunGate = underrunGate
     }
 
     func open(_ requested: AudioFormat, periodFrames: Int, periods: Int) throws(SinkOpenError) -> AudioFormat {
@@ -82,6 +95,14 @@ final class MemorySink: AudioSink {
         if let limit = loseAfterFrames, !lost, framesSeen + frames > limit {
             lost = true
             return .deviceLost(-19)  // -ENODEV, as ALSA's write says when a USB DAC is pulled out
+        }
+        if let limit = underrunAfterFrames, !underran, framesSeen + frames > limit {
+            if let gate = underrunGate, !gate.isOpen.load(ordering: .acquiring) {
+                usleep(1000)  // a device that blocks: the output thread waits here until the test opens the gate
+                return .written(0)
+            }
+            underran = true
+            return .recovered
         }
         guard recording.append(buffer, count: frames * format.bytesPerFrame) else { return .failed(-28) }
         framesSeen += frames
