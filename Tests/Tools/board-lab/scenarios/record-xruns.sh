@@ -1,4 +1,4 @@
-# Recording's capture path on the emulated board (issue 38): the package installed, fermatad playing a loop at 80 % with the click on into snd-aloop while it records every pass from the loopback's other side, for RECORD_SECONDS (default 600); its CPU, the output's underruns, the capture's overruns and dropped frames, and the takes kept. RECORD=off: the same playback without recording (the baseline).
+# Recording's capture path on the emulated board (issue 38): the package installed, fermatad playing a loop at 80 % with the click on into snd-aloop while it records every pass from the loopback's other side, for RECORD_SECONDS (default 600); its CPU, the output's underruns, the capture's overruns and dropped frames, and the takes kept. RECORD=off: the same playback without recording (the baseline). PERIOD_MS and PERIODS set the output's period and buffer ([audio] period_ms, periods; 5 ms × 4 by default).
 # board-lab: no-auto-install
 # Needs --deb fermata_<version>_arm64.deb. fermatad logs an output underrun and a capture overrun or drop as notices
 # (at most one every 10 s, with the count so far): the journal since the loop began must have none. MPD is stopped
@@ -13,6 +13,8 @@ lab_install "$deb" || exit 3
 toml_set /etc/fermata/fermata.toml audio output '"hw:Loopback,0,0"'
 toml_set /etc/fermata/fermata.toml record device '"hw:Loopback,1,0"'
 toml_set /etc/fermata/fermata.toml record budget_mb 256
+if [ -n "${PERIOD_MS:-}" ]; then toml_set /etc/fermata/fermata.toml audio period_ms "$PERIOD_MS"; fi
+if [ -n "${PERIODS:-}" ]; then toml_set /etc/fermata/fermata.toml audio periods "$PERIODS"; fi
 systemctl restart fermata.service
 check service_active wait_for 60 fermata_active
 check fermata_playing fermata_play_music
