@@ -39,18 +39,19 @@ public final class TakeSound: Sendable {
         }
     }
 
-    /// Decodes the file at `path` whole, resampled (libsoxr) to `rate` when that is known and differs. Blocking.
-    public static func load(path: String, rate: Int?) throws(LoadError) -> TakeSound {
+    /// Decodes the file at `path` whole, resampled (libsoxr) to `rate` when that is known and differs, a chunk at a
+    /// time: what it holds at the end (at most `maxBytes`) is all it holds. Blocking.
+    public static func load(path: String, rate: Int?, maxBytes: Int = TakeSound.maxBytes) throws(LoadError) -> TakeSound {
         let decoder: any AudioDecoder
         do { decoder = try DecoderRegistry.open(path: path) } catch { throw .decoder(error.description) }
         let format = decoder.format
         let channels = max(1, min(format.channels, AudioFormat.channelRange.upperBound))
-        let limitFrames = maxBytes / (2 * channels)
-        if let total = decoder.totalFrames, total > Int64(limitFrames) {
-            throw .tooLong(seconds: Int(total / Int64(max(1, format.sampleRate))),
-                           limitSeconds: limitFrames / max(1, format.sampleRate))
+        var sink = Accumulator(inputRate: format.sampleRate, outputRate: rate ?? format.sampleRate, channels: channels,
+                               maxBytes: maxBytes)
+        if let total = decoder.totalFrames {
+            guard total <= Int64(sink.limitInputFrames) else { throw sink.tooLong(inputFrames: total) }
+            sink.reserve(inputFrames: Int(total))  // one allocation, not a doubling array's copies
         }
-        var floats: [Float] = []
         let chunk = 4096
         let raw = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk * format.bytesPerFrame, alignment: 16)
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
@@ -59,44 +60,86 @@ public final class TakeSound: Sendable {
             let n: Int
             do { n = try decoder.read(into: raw) } catch { throw .decoder(error.description) }
             if n == 0 { break }
-            guard floats.count / channels + n <= limitFrames else {
-                throw .tooLong(seconds: (floats.count / channels + n) / max(1, format.sampleRate),
-                               limitSeconds: limitFrames / max(1, format.sampleRate))
-            }
             SampleConversion.toFloat(raw.baseAddress!, frames: n, from: format, channels: channels, gain: 1, into: scratch)
-            floats.append(contentsOf: UnsafeBufferPointer(start: scratch, count: n * channels))
+            try sink.add(scratch, frames: n)
         }
-        guard !floats.isEmpty else { throw .empty }
-        let sound = TakeSound(floats: floats, rate: format.sampleRate, channels: channels)
-        guard let rate else { return sound }
-        return sound.resampled(to: rate)
-    }
-
-    convenience init(floats: [Float], rate: Int, channels: Int) {
-        self.init(samples: floats.map { SampleMath.clampS16(Double($0) * 32768) }, rate: rate, channels: channels)
+        return try sink.finish()
     }
 
     /// This take at `deviceRate` (libsoxr, as speech is): itself when the rates agree. Allocates; the decoder thread
     /// calls it only when the device opened at another rate than the one the take was loaded for.
     func resampled(to deviceRate: Int) -> TakeSound {
-        guard rate != deviceRate, deviceRate > 0,
-              let resampler = Resampler(inputRate: rate, outputRate: deviceRate, channels: channels) else { return self }
-        let input = samples.map { Float($0) / 32768 }
-        var output: [Float] = []
-        output.reserveCapacity(input.count / channels * deviceRate / rate * channels + 4096 * channels)
-        let scratchFrames = 8192
-        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: scratchFrames * channels)
+        guard rate != deviceRate, deviceRate > 0 else { return self }
+        var sink = Accumulator(inputRate: rate, outputRate: deviceRate, channels: channels, maxBytes: nil)
+        sink.reserve(inputFrames: frames)
+        let chunk = 4096
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
         defer { scratch.deallocate() }
-        input.withUnsafeBufferPointer { buffer in
-            resampler.process(buffer.baseAddress!, frames: buffer.count / channels, scratch: scratch,
-                              scratchFrames: scratchFrames) {
-                output.append(contentsOf: UnsafeBufferPointer(start: $0, count: $1 * channels))
+        var frame = 0
+        while frame < frames {
+            let n = min(chunk, frames - frame)
+            for i in 0..<(n * channels) { scratch[i] = Float(samples[frame * channels + i]) / 32768 }
+            try? sink.add(scratch, frames: n)
+            frame += n
+        }
+        return (try? sink.finish()) ?? self
+    }
+
+    /// Collects a take's 16-bit samples from float chunks, through libsoxr when the rates differ, within `maxBytes`.
+    private struct Accumulator: ~Copyable {
+        let inputRate: Int, outputRate: Int, channels: Int
+        /// Nil: no limit (a take already loaded within one, resampled).
+        let maxBytes: Int?
+        private var samples: [Int16] = []
+        private let resampler: Resampler?
+        private let scratch: FixedBuffer<Float>
+        static let scratchFrames = 8192
+
+        init(inputRate: Int, outputRate: Int, channels: Int, maxBytes: Int?) {
+            self.inputRate = max(1, inputRate)
+            self.outputRate = max(1, outputRate)
+            self.channels = channels
+            self.maxBytes = maxBytes
+            resampler = inputRate == outputRate
+                ? nil : Resampler(inputRate: self.inputRate, outputRate: self.outputRate, channels: channels)
+            scratch = FixedBuffer(zeroedCount: Self.scratchFrames * channels)
+        }
+
+        /// The most frames kept, and the input frames that make them.
+        var limitFrames: Int { (maxBytes ?? Int.max / 4) / (2 * channels) }
+        var limitInputFrames: Int { Int(Int64(limitFrames) * Int64(inputRate) / Int64(outputRate)) }
+
+        func tooLong(inputFrames: Int64) -> LoadError {
+            .tooLong(seconds: Int(inputFrames / Int64(inputRate)), limitSeconds: limitFrames / outputRate)
+        }
+
+        mutating func reserve(inputFrames: Int) {
+            let frames = Int(Int64(inputFrames) * Int64(outputRate) / Int64(inputRate)) + Self.scratchFrames
+            samples.reserveCapacity(min(limitFrames + Self.scratchFrames, frames) * channels)
+        }
+
+        mutating func add(_ input: UnsafePointer<Float>, frames: Int) throws(LoadError) {
+            if let resampler {
+                resampler.process(input, frames: frames, scratch: scratch.base, scratchFrames: Self.scratchFrames) {
+                    append($0, frames: $1)
+                }
+            } else {
+                append(input, frames: frames)
+            }
+            if maxBytes != nil, samples.count / channels > limitFrames {
+                throw tooLong(inputFrames: Int64(samples.count / channels) * Int64(inputRate) / Int64(outputRate))
             }
         }
-        resampler.flush(scratch: scratch, scratchFrames: scratchFrames) {
-            output.append(contentsOf: UnsafeBufferPointer(start: $0, count: $1 * channels))
+
+        mutating func finish() throws(LoadError) -> TakeSound {
+            resampler?.flush(scratch: scratch.base, scratchFrames: Self.scratchFrames) { append($0, frames: $1) }
+            guard !samples.isEmpty else { throw .empty }
+            return TakeSound(samples: samples, rate: outputRate, channels: channels)
         }
-        return TakeSound(floats: output, rate: deviceRate, channels: channels)
+
+        private mutating func append(_ floats: UnsafePointer<Float>, frames: Int) {
+            for i in 0..<(frames * channels) { samples.append(SampleMath.clampS16(Double(floats[i]) * 32768)) }
+        }
     }
 }
 

@@ -125,6 +125,22 @@ import Testing
         #expect(worst <= 328, "the largest difference from the tone at 44.1 kHz: \(worst)")
     }
 
+    /// A take over the memory limit is refused in words before it is read, with its length and the limit (the limit
+    /// here 1 s of 44.1 kHz stereo; in fermatad 60 MB).
+    @Test func aTakeOverTheLimitIsRefusedInWords() throws {
+        let harness = try CaptureHarness()
+        let path = try harness.writeFLAC(Self.noise(frames: 2 * Self.rate + 10, seed: 3, amplitude: 100), name: "long.flac")
+        do {
+            _ = try TakeSound.load(path: path, rate: nil, maxBytes: Self.rate * 4)
+            Issue.record("a 2 s take was loaded within 1 s")
+        } catch {
+            #expect(error == .tooLong(seconds: 2, limitSeconds: 1), "\(error)")
+            #expect(error.description.hasPrefix("the take is 2 s long; takes up to 1 s"), "\(error.description)")
+        }
+        let sound = try TakeSound.load(path: path, rate: nil, maxBytes: Self.rate * 12)
+        #expect(sound.frames == 2 * Self.rate + 10 && sound.channels == 2)
+    }
+
     /// Bad takes are refused in words: no file, a file that is not sound.
     @Test func aTakeThatCannotBeReadIsRefusedInWords() throws {
         let folder = try TemporaryDirectory(prefix: "fermata-takemix")

@@ -37,7 +37,14 @@ start() {  # start STATE
     "$bin/fermatad" --config "$out/fermata.toml" --music "$out/music" --state "$1" \
         --listen 127.0.0.1:6600 --socket "" --resume off --board off >> "$log" 2>&1 &
     pid=$!
-    wait_for 60 mpd ping > /dev/null 2>&1 || { say "never answered"; return 1; }
+    # 240 s, as the other kernel-lab daemons get: a CI run under two `yes` saw this one not answer within 60 s. Whether
+    # it was still starting or had died, and the log's end, go into the results.
+    wait_for 240 mpd ping > /dev/null 2>&1 || {
+        if kill -0 "$pid" 2>/dev/null; then say "never answered (still running)"
+        else wait "$pid"; say "never answered (exited with status $?)"; fi
+        tail -n 40 "$log" | sed 's/^/daemon: /' >> "$results"
+        return 1
+    }
 }
 # stop NAME: SIGTERM and the exit status; after 30 s without an exit, what its threads wait on, then SIGKILL.
 stop() {
