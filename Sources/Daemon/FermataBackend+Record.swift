@@ -1,3 +1,5 @@
+import AudioCore
+import Decoders
 import Engine
 import FermataCore
 import Foundation
@@ -84,9 +86,12 @@ extension FermataBackend {
             uris = [take.path]
             spans = [original(passes: rounds)]
             percent = takePercent
-            let rate = player.engine.position().deviceFormat?.sampleRate
+            let original = try musicGuard.resolve(take.path)
+            let (policy, device) = (player.engine.config.formatPolicy, player.engine.position().deviceFormat)
             do {
-                sound = try await BlockingWork.run { try TakeSound.load(path: file, rate: rate) }
+                sound = try await BlockingWork.run {
+                    try TakeSound.load(path: file, rate: Self.deviceRate(playing: original, policy: policy, device: device))
+                }
             } catch let error as TakeSound.LoadError {
                 throw MPDError(.unknown, "take \(id): \(error.description)")
             }
@@ -105,6 +110,18 @@ extension FermataBackend {
         } catch let error as Player.ActionError {
             throw Self.mpdError(error)
         }
+    }
+
+    /// The rate the device will play `original` at, which the take is resampled to once, on a worker thread: a fixed
+    /// format's; else the open device's under `fixed(nil)`; else (following each track, or no device open) the
+    /// original's own. Nil when it cannot be read (the decoder thread then resamples the take if it must).
+    static func deviceRate(playing original: String, policy: FormatPolicy, device: AudioFormat?) -> Int? {
+        switch policy {
+        case let .fixed(format?): return format.sampleRate
+        case .fixed(nil): if let device { return device.sampleRate }
+        case .follow: break
+        }
+        return (try? DecoderRegistry.open(path: original))?.format.sampleRate
     }
 
     static func report(_ take: TakeRecord) -> TakeReport {

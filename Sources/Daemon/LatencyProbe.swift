@@ -31,7 +31,9 @@ struct LatencyProbe {
         let format = AudioFormat(sampleRate: rate, channels: 2, encoding: .s16)
         let sink = ALSASink(device: output, configText: outputConfigText)
         let played: AudioFormat
-        do { played = try sink.open(format, periodFrames: max(64, rate / 100), periods: 4) } catch {
+        // 8 periods of 10 ms: an xrun now fails the attempt, and the round trip is read through the device's stamped
+        // delay, which a longer buffer does not change.
+        do { played = try sink.open(format, periodFrames: max(64, rate / 100), periods: 8) } catch {
             throw .device(error.description + " (stop playback first: the output device must be free)")
         }
         defer { sink.close() }

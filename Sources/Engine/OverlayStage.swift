@@ -77,17 +77,21 @@ final class OverlayStage {
         if offset < frames { write(UnsafeRawBufferPointer(rebasing: input[(offset * frameBytes)...])) }
     }
 
-    /// The take's frame at the block's start, nil when no take sounds over the track being written: another entry, a
-    /// count-in (the position holds), no source rate. The device frames since the pass began are the source frames
+    /// The take's frame at the block's start, nil when the block is left as it is: another entry, a count-in (the
+    /// position holds), no source rate, the original alone (0 %: bit-exact in any sample format), or a take libsoxr
+    /// could not bring to the device's rate. The device frames since the pass began are the source frames
     /// since the loop's start over the source frames per device frame, so every pass, seek and tempo places the take
     /// afresh, and a take recorded at 100 % lands on the frame it was recorded against.
     private func takePlacement(_ stretch: (item: PlayableItem, frame: Double, ratio: Double)?, sourceRate: Int?,
                                device: AudioFormat) -> Int? {
-        guard var current = take, let stretch, let sourceRate, stretch.item.entryID == current.entry,
-              stretch.ratio > 0 else { return nil }
+        guard var current = take, current.takePercent > 0, let stretch, let sourceRate,
+              stretch.item.entryID == current.entry, stretch.ratio > 0 else { return nil }
         if current.sound.rate != device.sampleRate {
-            current.sound = current.sound.resampled(to: device.sampleRate)  // the device reopened at another rate
+            // The device opened at another rate than the daemon loaded the take for (it loads it at the rate the
+            // device will play the original at, so this is rare): once, here.
+            current.sound = current.sound.resampled(to: device.sampleRate)
             take = current
+            guard current.sound.rate == device.sampleRate else { return nil }
         }
         let start = Double(FrameTime.frames(milliseconds: current.loopStartMilliseconds, rate: sourceRate))
         let frame = ((stretch.frame - start) / stretch.ratio).rounded()
@@ -95,7 +99,8 @@ final class OverlayStage {
     }
 
     /// Mixes `take` over `frames` frames of `scratch` from the take's frame `first`: the original at its gain, the
-    /// take's frames (mono to every channel, stereo to many in order) at its own; past the take, the original alone.
+    /// take's frames (mono to every channel, stereo to many in order) at its own; outside the take, the original at its
+    /// gain (silent at 100 %).
     private func mixTake(_ take: TakeMix, from first: Int, into scratch: UnsafeMutablePointer<Float>, frames: Int,
                          channels: Int) {
         let gains = take.gains, sound = take.sound, source = sound.channels, length = sound.frames

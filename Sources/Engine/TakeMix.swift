@@ -25,18 +25,22 @@ public final class TakeSound: Sendable {
     /// Why a take cannot be mixed.
     public enum LoadError: Error, CustomStringConvertible, Equatable {
         case decoder(String)
-        case tooLong(seconds: Int, limitSeconds: Int)
+        /// Its length in seconds (nil: longer than the limit, found while reading) and the limit, to a tenth.
+        case tooLong(seconds: Double?, limitSeconds: Double)
         case empty
 
         public var description: String {
             switch self {
             case let .decoder(reason): reason
             case let .tooLong(seconds, limit):
-                "the take is \(seconds) s long; takes up to \(limit) s at its rate and channels are mixed with the "
-                    + "original (play it alone or alternate)"
+                (seconds.map { "the take is \(Self.tenths($0)) s long" } ?? "the take is longer than \(Self.tenths(limit)) s")
+                    + "; takes up to \(Self.tenths(limit)) s at its rate and channels are mixed with the original "
+                    + "(play it alone or alternate)"
             case .empty: "the take holds no sound"
             }
         }
+
+        static func tenths(_ seconds: Double) -> String { String(format: "%.1f", seconds) }
     }
 
     /// Decodes the file at `path` whole, resampled (libsoxr) to `rate` when that is known and differs, a chunk at a
@@ -47,7 +51,10 @@ public final class TakeSound: Sendable {
         let format = decoder.format
         let channels = max(1, min(format.channels, AudioFormat.channelRange.upperBound))
         var sink = Accumulator(inputRate: format.sampleRate, outputRate: rate ?? format.sampleRate, channels: channels,
-                               maxBytes: maxBytes)
+                               maxBytes: min(max(1, maxBytes), 1 << 40))
+        guard sink.converts else {
+            throw .decoder("cannot resample the take from \(format.sampleRate) Hz to \(rate ?? 0) Hz")
+        }
         if let total = decoder.totalFrames {
             guard total <= Int64(sink.limitInputFrames) else { throw sink.tooLong(inputFrames: total) }
             sink.reserve(inputFrames: Int(total))  // one allocation, not a doubling array's copies
@@ -71,6 +78,7 @@ public final class TakeSound: Sendable {
     func resampled(to deviceRate: Int) -> TakeSound {
         guard rate != deviceRate, deviceRate > 0 else { return self }
         var sink = Accumulator(inputRate: rate, outputRate: deviceRate, channels: channels, maxBytes: nil)
+        guard sink.converts else { return self }  // not mixed at the wrong rate: `OverlayStage` checks the rate
         sink.reserve(inputFrames: frames)
         let chunk = 4096
         let scratch = UnsafeMutablePointer<Float>.allocate(capacity: chunk * channels)
@@ -105,12 +113,16 @@ public final class TakeSound: Sendable {
             scratch = FixedBuffer(zeroedCount: Self.scratchFrames * channels)
         }
 
+        /// Whether it can deliver at `outputRate` (the rates agree, or libsoxr took them).
+        var converts: Bool { inputRate == outputRate || resampler != nil }
+
         /// The most frames kept, and the input frames that make them.
         var limitFrames: Int { (maxBytes ?? Int.max / 4) / (2 * channels) }
         var limitInputFrames: Int { Int(Int64(limitFrames) * Int64(inputRate) / Int64(outputRate)) }
 
-        func tooLong(inputFrames: Int64) -> LoadError {
-            .tooLong(seconds: Int(inputFrames / Int64(inputRate)), limitSeconds: limitFrames / outputRate)
+        func tooLong(inputFrames: Int64?) -> LoadError {
+            .tooLong(seconds: inputFrames.map { Double($0) / Double(inputRate) },
+                     limitSeconds: Double(limitFrames) / Double(outputRate))
         }
 
         mutating func reserve(inputFrames: Int) {
@@ -126,9 +138,7 @@ public final class TakeSound: Sendable {
             } else {
                 append(input, frames: frames)
             }
-            if maxBytes != nil, samples.count / channels > limitFrames {
-                throw tooLong(inputFrames: Int64(samples.count / channels) * Int64(inputRate) / Int64(outputRate))
-            }
+            if maxBytes != nil, samples.count / channels > limitFrames { throw tooLong(inputFrames: nil) }
         }
 
         mutating func finish() throws(LoadError) -> TakeSound {

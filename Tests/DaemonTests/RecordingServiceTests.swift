@@ -286,6 +286,7 @@ import TestSupport
         let together = await rig.player.status()
         #expect(together.path == "wake/1.flac" && together.span?.passes == 3 && together.span?.tempoPercent == 85,
                 "\(together)")
+        #expect(await rig.player.mixedEntry == together.entryID, "the take handed to the player for that entry")
 
         await #expect(throws: MPDError.self) { try await rig.backend.deleteTake(id: 4) }
         await #expect(throws: MPDError.self) { try await rig.backend.playTake(id: 4, .alone) }

@@ -406,7 +406,7 @@
     var sayBalance = function () {
       var t = Number(balance.value);
       balanceSay.textContent = t === 0 ? 'Together: the original alone' : t === 100 ? 'Together: your take alone'
-        : t === 50 ? 'Together: take and original equally' : 'Together: take ' + t + ' %, original ' + (100 - t) + ' %';
+        : t === 50 ? 'Together: take and original equally' : 'Together: balance ' + t + ' % towards your take';
     };
     balance.addEventListener('input', sayBalance);
     sayBalance();

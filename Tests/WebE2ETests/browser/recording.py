@@ -242,7 +242,7 @@ def body(s, report, mpd, stall):
     js(d, "var b = document.getElementById('take-balance'); b.value = '70';"
           "b.dispatchEvent(new Event('input', { bubbles: true }));")
     said = text(d, "#take-balance-say") or ""
-    report.check("together: the slider's share is said in words", "take 70 %, original 30 %" in said, said)
+    report.check("together: the slider's share is said in words", "balance 70 % towards your take" in said, said)
     before = len(queue())
     click(d, wait_for(lambda: by_label(d, "Play the original with " + what + " over it"), "the take's Together button",
                       stall))
