@@ -31,9 +31,10 @@ struct LatencyProbe {
         let format = AudioFormat(sampleRate: rate, channels: 2, encoding: .s16)
         let sink = ALSASink(device: output, configText: outputConfigText)
         let played: AudioFormat
-        // 8 periods of 10 ms: an xrun now fails the attempt, and the round trip is read through the device's stamped
-        // delay, which a longer buffer does not change.
-        do { played = try sink.open(format, periodFrames: max(64, rate / 100), periods: 8) } catch {
+        // 4 periods of 10 ms. (8 were tried, since an xrun now fails the attempt: the next CI-like run measured the
+        // loopback's round trip 2.7 ms short after a play and a stop, and every direct take was 1.7-2.4 ms late. One
+        // run does not say it was the buffer; 4 has measured within 0.1 ms in every run before, so it stays.)
+        do { played = try sink.open(format, periodFrames: max(64, rate / 100), periods: 4) } catch {
             throw .device(error.description + " (stop playback first: the output device must be free)")
         }
         defer { sink.close() }
