@@ -2,27 +2,38 @@ import AudioCore
 import AudioOutput
 import Engine
 import FermataCore
+import Foundation
 import Player
 import TestSupport
 import Testing
 
 /// A device that vanishes mid-track: the engine closes it, retries, and resumes at the same sample.
 @Suite struct DeviceLossTests {
-    @Test func resumesAtTheSamePositionWhenTheDeviceReturns() async throws {
-        let dir = try TemporaryDirectory()
-        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 31)
+    /// A sweep of 50,000 frames (seed `seed`), written in `dir`, played through `sink` from its start; the player's
+    /// event task and the sweep, to compare with what the sink recorded. Shut the engine down at the end.
+    static func playSweep(seed: UInt64, in dir: TemporaryDirectory, into sink: sending MemorySink,
+                          retryMilliseconds: Int = 1000) async throws
+        -> (engine: PlaybackEngine, player: Player, events: Task<Void, Never>, signal: [Int32]) {
+        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: seed)
         let path = dir.file("t.flac")
         try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let sink = MemorySink(capacityBytes: 1 << 20, loseAfterFrames: 17_000, refusedOpens: 2)
-        let recording = sink.recording
         var config = EngineConfig()
-        config.deviceRetryMilliseconds = 50
+        config.deviceRetryMilliseconds = retryMilliseconds
         config.realtimePriority = nil
         let engine = PlaybackEngine(sink: sink, config: config)
         let player = Player(engine: engine)
         let events = Task { await player.run() }
         let ids = try await player.add(paths: [path])
         try await player.perform(.playEntry(ids[0]))
+        return (engine, player, events, signal)
+    }
+
+    @Test func resumesAtTheSamePositionWhenTheDeviceReturns() async throws {
+        let sink = MemorySink(capacityBytes: 1 << 20, loseAfterFrames: 17_000, refusedOpens: 2)
+        let recording = sink.recording
+        let dir = try TemporaryDirectory()
+        let (engine, player, events, signal) = try await Self.playSweep(seed: 31, in: dir, into: sink,
+                                                                       retryMilliseconds: 50)
         try await withProgressWatchdog("the track through a lost device", progress: { engine.position() }) {
             await player.waitUntilStopped()
         }
@@ -33,39 +44,27 @@ import Testing
     }
 
     /// An underrun recovered in place: nothing lost or repeated, and the heard clock counts it and starts a new line
-    /// (the device played silence while the heard position stood still), which recording places its takes by.
+    /// (the device played silence while the heard position stood still), which recording places its takes by. The
+    /// sink stops at the underrun until the test has read the clock before it.
     @Test func anUnderrunStartsANewHeardClockLine() async throws {
-        let dir = try TemporaryDirectory()
-        let signal = TestSignal.sweep(frames: 50_000, channels: 2, bits: 16, seed: 33)
-        let path = dir.file("t.flac")
-        try FLACFixture.write(path: path, samples: signal, channels: 2, bitsPerSample: 16, sampleRate: 44_100)
-        let gate = SinkGate()  // the underrun waits until a reading before it was seen
+        let gate = SinkGate()
         let sink = MemorySink(capacityBytes: 1 << 20, underrunAfterFrames: 17_000, underrunGate: gate)
         let recording = sink.recording
-        var config = EngineConfig()
-        config.realtimePriority = nil
-        let engine = PlaybackEngine(sink: sink, config: config)
-        let player = Player(engine: engine)
-        let events = Task { await player.run() }
-        let ids = try await player.add(paths: [path])
-        try await player.perform(.playEntry(ids[0]))
-        let readings = try await withProgressWatchdog("the track through an underrun", progress: { engine.position() }) {
-            var readings: [HeardClockReading] = []
-            while await player.status().state != .stopped {
-                let reading = engine.heardClock()
-                if reading.bytesPerFrame > 0, readings.last != reading { readings.append(reading) }
-                if !readings.isEmpty { gate.isOpen.store(true, ordering: .releasing) }
-                try? await Task.sleep(for: .milliseconds(1))
-            }
-            return readings + [engine.heardClock()]  // the last one published (the output plays on past the stop)
+        let dir = try TemporaryDirectory()
+        let (engine, player, events, signal) = try await Self.playSweep(seed: 33, in: dir, into: sink)
+        let reached = try await onThread { gate.arrived.wait(timeout: .now() + Patience.ceilingSeconds) == .success }
+        let before = engine.heardClock()  // the output thread waits in the write that underruns
+        gate.release.signal()
+        try await withProgressWatchdog("the track through an underrun", progress: { engine.position() }) {
+            await player.waitUntilStopped()
         }
+        let after = engine.heardClock()  // the last one published, periods after the underrun
         engine.shutdown()
         _ = await events.value
+        try #require(reached, "the sink never reached its underrun")
         #expect(firstDifference(int16Samples(recording.bytes()), signal) == nil, "nothing lost, nothing repeated")
-        let before = readings.last { $0.xruns == 0 }, after = readings.first { $0.xruns == 1 }
-        #expect(readings.allSatisfy { $0.xruns <= 1 }, "\(readings.map(\.xruns))")
-        let (seenBefore, seenAfter) = (try #require(before), try #require(after, "no reading after the underrun"))
-        #expect(seenAfter.epoch > seenBefore.epoch, "a new line after the underrun: \(seenBefore.epoch), \(seenAfter.epoch)")
+        #expect(before.bytesPerFrame > 0 && before.xruns == 0 && after.xruns == 1, "\(before) then \(after)")
+        #expect(after.epoch > before.epoch, "a new line after the underrun: \(before.epoch), \(after.epoch)")
     }
 
     @Test func absentDeviceAtStartIsWaitedFor() async throws {

@@ -4,10 +4,13 @@ import Engine
 import Player
 import Foundation
 import Synchronization
+import TestSupport
 
-/// A gate the test opens for a `MemorySink` waiting at a set point. Any thread.
+/// Where a `MemorySink` stops for the test: it signals `arrived` at its set point and blocks there, as a device's
+/// write blocks, until the test signals `release` (at most `Patience.ceilingSeconds`). Any thread.
 final class SinkGate: Sendable {
-    let isOpen = Atomic<Bool>(false)
+    let arrived = DispatchSemaphore(value: 0)
+    let release = DispatchSemaphore(value: 0)
 }
 
 /// What a `MemorySink` was given: every frame's bytes in order, and how many times the device was opened. Written by
@@ -62,7 +65,7 @@ final class MemorySink: AudioSink {
     private var refusals = 0
     private var lost = false
     private var framesSeen = 0
-    /// Frames after which one write underruns, once `underrunGate` is open (the test saw what came before).
+    /// Frames after which one write underruns, after waiting at `underrunGate` (the test reads what came before).
     let underrunAfterFrames: Int?
     let underrunGate: SinkGate?
     private var underran = false
@@ -97,9 +100,9 @@ final class MemorySink: AudioSink {
             return .deviceLost(-19)  // -ENODEV, as ALSA's write says when a USB DAC is pulled out
         }
         if let limit = underrunAfterFrames, !underran, framesSeen + frames > limit {
-            if let gate = underrunGate, !gate.isOpen.load(ordering: .acquiring) {
-                usleep(1000)  // a device that blocks: the output thread waits here until the test opens the gate
-                return .written(0)
+            if let gate = underrunGate {
+                gate.arrived.signal()
+                _ = gate.release.wait(timeout: .now() + Patience.ceilingSeconds)
             }
             underran = true
             return .recovered
