@@ -40,11 +40,9 @@ public actor Player: PlayerControl {
     /// The read of the source rate of a start not heard yet (`resolveRate(of:)`), owned: a newer start cancels it,
     /// `view()` and the actions in seconds await it instead of reading the file again.
     private var rateRead: (generation: Int, task: Task<Void, Never>)?
-    /// The entry a take is mixed over (`setTakeMix`): the engine lets the take go when the entry leaves the queue.
-    private var takeMixEntry: EntryID?
-
-    /// The entry a take is mixed over now (nil: none).
-    public var mixedEntry: EntryID? { takeMixEntry }
+    /// The entry a take is mixed over now (`setTakeMix`; nil: none): the engine lets the take go when the entry leaves
+    /// the queue.
+    public private(set) var mixedEntry: EntryID?
 
     /// Reads the sections of the track at a URI (empty: none, or the store could not be read).
     public typealias SectionSource = @Sendable (String) async -> [PracticeSection]
@@ -70,7 +68,7 @@ public actor Player: PlayerControl {
         for order in effects.engine { send(order) }
         for warning in effects.warnings { logger.warning("\(warning)") }
         if let start = effects.resolveRateOf { readRate(of: start) }
-        if let entry = takeMixEntry, state.queue.entry(id: entry) == nil { setTakeMix(nil) }
+        if let entry = mixedEntry, state.queue.entry(id: entry) == nil { setTakeMix(nil) }
         wakeWaiters()
         if let save = effects.save { await write(save) }
         for change in effects.changes { changeSink.yield(change) }
@@ -80,7 +78,7 @@ public actor Player: PlayerControl {
     /// Mixes `mix.sound` over each pass of entry `mix.entry` (nil: none), until that entry leaves the queue or another
     /// take replaces it. Set before the entry starts, the take sounds from its first frame.
     public func setTakeMix(_ mix: TakeMix?) {
-        takeMixEntry = mix?.entry
+        mixedEntry = mix?.entry
         engine.setTakeMix(mix)
     }
 
