@@ -55,8 +55,8 @@ extension FermataBackend {
 
     /// Queues the take after the current entry and plays the first entry queued: alone (at 100 %, as it was recorded
     /// at the tempo heard); after the original's loop at the take's tempo, round by round; or mixed over that loop's
-    /// passes (`balance`: the take is decoded whole on a worker thread, resampled to the device's rate when known, and
-    /// handed to the player before the entry starts).
+    /// passes (`balance`: the take is decoded whole on a worker thread, resampled to the rate the device will play the
+    /// original at — `deviceRate(playing:)` —, and handed to the player before the entry starts).
     public func playTake(id: Int64, _ playback: TakePlayback) async throws {
         let service = try recordingService()
         guard let take = try await service.list().first(where: { $0.id == id }) else {
